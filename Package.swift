@@ -1,0 +1,80 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Limelight",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "LimelightData", targets: ["LimelightData"]),
+        .library(name: "LimelightSearch", targets: ["LimelightSearch"]),
+        .executable(name: "limelight", targets: ["limelight"]),
+        .executable(name: "limelightd", targets: ["limelightd"]),
+        .executable(name: "cookbook", targets: ["cookbook"]),
+        .executable(name: "cookbook-importer", targets: ["cookbook-importer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "LimelightData",
+            dependencies: [
+                "CSQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "CXapian",
+            linkerSettings: [.linkedLibrary("xapian")]
+        ),
+        .target(
+            name: "LimelightSearch",
+            dependencies: [
+                "LimelightData",
+                "CXapian",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "limelight",
+            dependencies: [
+                "LimelightData",
+                "LimelightSearch",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "limelightd",
+            dependencies: [
+                "LimelightSearch",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "cookbook",
+            dependencies: [
+                "LimelightData",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "cookbook-importer",
+            dependencies: [
+                "LimelightData",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Importers/Cookbook"
+        ),
+        .testTarget(name: "LimelightDataTests", dependencies: ["LimelightData"]),
+        .testTarget(name: "LimelightSearchTests", dependencies: ["LimelightSearch"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LimelightData"]),
+    ],
+    cxxLanguageStandard: .cxx17
+)
