@@ -1,0 +1,2 @@
+#include "CXapian.h"
+extern "C" int cxapian_placeholder(void) { return 0; }

@@ -1,0 +1,1 @@
+print("limelight: under construction")

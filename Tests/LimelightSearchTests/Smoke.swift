@@ -1,0 +1,5 @@
+import Testing
+
+@Test func packageLoads() {
+    #expect(Bool(true))
+}
