@@ -1,0 +1,28 @@
+import Foundation
+
+/// Describes a stored or transient value of an entity: its type, default and validation rules.
+public final class AttributeDescription: PropertyDescription, @unchecked Sendable {
+    public var attributeType: AttributeType
+    /// The value a new object starts with, in the attribute's canonical Swift type.
+    public var defaultValue: Any?
+    /// Name of a transformer registered with `ValueTransformerRegistry` (Transformable only).
+    public var valueTransformerName: String?
+    public var customClassName: String?
+    public var usesScalarValueType: Bool = false
+    public var allowsExternalBinaryDataStorage: Bool = false
+    public var preservesValueInHistoryOnDeletion: Bool = false
+    /// Lower bound: a number for numbers, a length for strings and data, seconds since
+    /// 2001-01-01 for dates.
+    public var minValue: Double?
+    /// Upper bound, in the same units as `minValue`.
+    public var maxValue: Double?
+    /// Pattern a string value must match completely.
+    public var regularExpression: String?
+
+    public init(name: String, type: AttributeType, isOptional: Bool = true, defaultValue: Any? = nil) {
+        self.attributeType = type
+        self.defaultValue = defaultValue
+        super.init(name: name)
+        self.isOptional = isOptional
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// The value type of an attribute, with the names Xcode writes into model files.
+public enum AttributeType: String, Sendable, CaseIterable {
+    case integer16 = "Integer 16"
+    case integer32 = "Integer 32"
+    case integer64 = "Integer 64"
+    case decimal = "Decimal"
+    case double = "Double"
+    case float = "Float"
+    case string = "String"
+    case boolean = "Boolean"
+    case date = "Date"
+    case binaryData = "Binary"
+    case transformable = "Transformable"
+    case uuid = "UUID"
+    case uri = "URI"
+    case objectID = "ObjectID"
+    case undefined = "Undefined"
+
+    /// Whether values of this type are numbers (used for min/max validation and promotion).
+    public var isNumeric: Bool {
+        switch self {
+        case .integer16, .integer32, .integer64, .decimal, .double, .float: return true
+        default: return false
+        }
+    }
+
+    /// The SQLite column type Core Data declares for this attribute type.
+    var sqlColumnType: String {
+        switch self {
+        case .integer16, .integer32, .integer64, .boolean: return "INTEGER"
+        case .decimal: return "DECIMAL"
+        case .double, .float: return "FLOAT"
+        case .string, .uri: return "VARCHAR"
+        case .date: return "TIMESTAMP"
+        case .binaryData, .transformable, .uuid, .objectID, .undefined: return "BLOB"
+        }
+    }
+}

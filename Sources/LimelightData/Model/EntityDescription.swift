@@ -1,0 +1,121 @@
+import Foundation
+
+/// Describes one kind of object: its properties, its place in an inheritance tree and the class that
+/// represents it.
+public final class EntityDescription: @unchecked Sendable, CustomStringConvertible {
+    public var name: String
+    /// Name of the Swift class registered with `ManagedObjectClassRegistry` for this entity.
+    public var managedObjectClassName: String?
+    public var isAbstract: Bool = false
+    public var renamingIdentifier: String?
+    public var versionHashModifier: String?
+    public var userInfo: [String: String] = [:]
+    /// Groups of attribute names whose combined values must be unique.
+    public var uniquenessConstraints: [[String]] = []
+    /// Named database indexes: each lists property names (with `ascending`).
+    public var fetchIndexes: [FetchIndexDescription] = []
+    public var extraXMLAttributes: [String: String] = [:]
+
+    /// Properties declared by this entity itself, in declaration order.
+    public private(set) var ownProperties: [PropertyDescription] = []
+    /// Set when the entity is added to a model and its parent is resolved.
+    public internal(set) weak var superentity: EntityDescription?
+    public internal(set) var subentities: [EntityDescription] = []
+    /// Name of the parent entity as written in the model.
+    public var superentityName: String?
+
+    /// The model this entity belongs to.
+    public internal(set) weak var managedObjectModel: ManagedObjectModel?
+
+    // Caches computed when the model is frozen, so objects can address values by index.
+    public internal(set) var properties: [PropertyDescription] = []
+    var propertyIndex: [String: Int] = [:]
+    /// Entity number in the store (`Z_ENT`), assigned when the model is frozen.
+    public internal(set) var entityNumber: Int = 0
+
+    public init(name: String, properties: [PropertyDescription] = [], parent: String? = nil) {
+        self.name = name
+        self.superentityName = parent
+        for property in properties { addProperty(property) }
+    }
+
+    public func addProperty(_ property: PropertyDescription) {
+        property.entity = self
+        ownProperties.append(property)
+    }
+
+    public var description: String { "EntityDescription(\(name))" }
+
+    /// The root of this entity's inheritance tree: its SQLite table is named after it.
+    public var rootEntity: EntityDescription {
+        var entity = self
+        while let parent = entity.superentity { entity = parent }
+        return entity
+    }
+
+    /// This entity and every entity below it.
+    public var selfAndDescendants: [EntityDescription] {
+        [self] + subentities.flatMap { $0.selfAndDescendants }
+    }
+
+    public func isKind(of other: EntityDescription) -> Bool {
+        var entity: EntityDescription? = self
+        while let current = entity {
+            if current === other { return true }
+            entity = current.superentity
+        }
+        return false
+    }
+
+    public var propertiesByName: [String: PropertyDescription] {
+        Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    public var attributesByName: [String: AttributeDescription] {
+        var result: [String: AttributeDescription] = [:]
+        for case let attribute as AttributeDescription in properties { result[attribute.name] = attribute }
+        return result
+    }
+
+    public var relationshipsByName: [String: RelationshipDescription] {
+        var result: [String: RelationshipDescription] = [:]
+        for case let relationship as RelationshipDescription in properties { result[relationship.name] = relationship }
+        return result
+    }
+
+    public func property(named name: String) -> PropertyDescription? {
+        propertyIndex[name].map { properties[$0] }
+    }
+
+    func index(of name: String) -> Int? { propertyIndex[name] }
+
+    /// Whether any own or inherited property is indexed for search: such entities get marker files.
+    public var hasSpotlightIndexedProperties: Bool {
+        properties.contains { $0.isIndexedBySpotlight }
+    }
+
+    func buildPropertyCache() {
+        let inherited = superentity?.properties ?? []
+        properties = inherited + ownProperties
+        propertyIndex = [:]
+        for (offset, property) in properties.enumerated() where propertyIndex[property.name] == nil {
+            propertyIndex[property.name] = offset
+        }
+    }
+}
+
+/// A named database index over some of an entity's properties.
+public struct FetchIndexDescription: Sendable, Equatable {
+    public var name: String
+    public var elements: [(property: String, ascending: Bool)]
+
+    public init(name: String, elements: [(property: String, ascending: Bool)]) {
+        self.name = name
+        self.elements = elements
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.name == rhs.name && lhs.elements.map(\.property) == rhs.elements.map(\.property)
+            && lhs.elements.map(\.ascending) == rhs.elements.map(\.ascending)
+    }
+}

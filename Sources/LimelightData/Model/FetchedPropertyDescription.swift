@@ -1,0 +1,16 @@
+import Foundation
+
+/// A property whose value is the result of a fetch, evaluated lazily (`$FETCH_SOURCE` refers to the
+/// object the property belongs to).
+public final class FetchedPropertyDescription: PropertyDescription, @unchecked Sendable {
+    public var destinationEntityName: String
+    /// The predicate as written in the model; parsed when the property is evaluated.
+    public var predicateFormat: String?
+
+    public init(name: String, destinationEntityName: String, predicateFormat: String?) {
+        self.destinationEntityName = destinationEntityName
+        self.predicateFormat = predicateFormat
+        super.init(name: name)
+        self.isTransient = true
+    }
+}

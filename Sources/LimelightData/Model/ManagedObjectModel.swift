@@ -1,0 +1,148 @@
+import Foundation
+
+/// A fetch request stored in a model by name, with `$VARIABLE`s filled in when it is used.
+public struct FetchRequestTemplate: Sendable, Equatable {
+    public var name: String
+    public var entityName: String
+    public var predicateFormat: String?
+
+    public init(name: String, entityName: String, predicateFormat: String?) {
+        self.name = name
+        self.entityName = entityName
+        self.predicateFormat = predicateFormat
+    }
+}
+
+/// The schema of an object graph: its entities, configurations and fetch request templates.
+///
+/// Build one in code or read it from an Xcode model. The model is editable until a coordinator uses
+/// it; from then on it is frozen and shared between threads without locking.
+public final class ManagedObjectModel: @unchecked Sendable {
+    public private(set) var entities: [EntityDescription] = []
+    /// Configuration name → entity names.
+    public var configurations: [String: [String]] = [:]
+    public var fetchRequestTemplates: [String: FetchRequestTemplate] = [:]
+    public var versionIdentifiers: Set<String> = []
+    /// Attributes of the `<model>` element, kept for writing the model back unchanged.
+    public var extraXMLAttributes: [String: String] = [:]
+    public private(set) var isEditable = true
+    private var byName: [String: EntityDescription] = [:]
+
+    public init(entities: [EntityDescription] = []) {
+        for entity in entities { addEntity(entity) }
+    }
+
+    public func addEntity(_ entity: EntityDescription) {
+        entity.managedObjectModel = self
+        entities.append(entity)
+        byName[entity.name] = entity
+    }
+
+    public var entitiesByName: [String: EntityDescription] { byName }
+
+    public func entity(named name: String) -> EntityDescription? { byName[name] }
+
+    /// Entities in the named configuration; all entities for `nil` or `"Default"`.
+    public func entities(forConfiguration name: String?) -> [EntityDescription] {
+        guard let name, name != "Default", let names = configurations[name] else { return entities }
+        return names.compactMap { byName[$0] }
+    }
+
+    /// Joins models into one. An entity defined twice is an error; configurations with the same
+    /// name are joined.
+    public static func merged(_ models: [ManagedObjectModel]) throws -> ManagedObjectModel {
+        let result = ManagedObjectModel()
+        for model in models {
+            for entity in model.entities {
+                if result.byName[entity.name] != nil {
+                    throw ModelError("entity is defined in more than one model", at: entity.name)
+                }
+                result.addEntity(entity)
+            }
+            for (name, members) in model.configurations {
+                result.configurations[name, default: []].append(contentsOf: members)
+            }
+            result.fetchRequestTemplates.merge(model.fetchRequestTemplates) { a, _ in a }
+            result.versionIdentifiers.formUnion(model.versionIdentifiers)
+        }
+        return result
+    }
+
+    /// Resolves names into links, checks the model, numbers entities and makes it immutable.
+    /// Called by the coordinator; calling it again does nothing.
+    public func freeze() throws {
+        guard isEditable else { return }
+        try resolve()
+        isEditable = false
+    }
+
+    /// Resolves parents, destinations and inverses and fills the per-entity caches, without
+    /// freezing, so a model can be inspected and validated.
+    public func resolve() throws {
+        for entity in entities { entity.subentities = [] }
+        for entity in entities {
+            if let parentName = entity.superentityName {
+                guard let parent = byName[parentName] else {
+                    throw ModelError("parent entity '\(parentName)' does not exist", at: entity.name)
+                }
+                entity.superentity = parent
+                parent.subentities.append(entity)
+            } else {
+                entity.superentity = nil
+            }
+        }
+        for entity in entities {
+            var seen: Set<ObjectIdentifier> = []
+            var current: EntityDescription? = entity
+            while let node = current {
+                if !seen.insert(ObjectIdentifier(node)).inserted {
+                    throw ModelError("inheritance cycle", at: entity.name)
+                }
+                current = node.superentity
+            }
+            entity.subentities.sort { $0.name < $1.name }
+        }
+        // Entity numbers follow Core Data: roots by name, each followed depth-first by its subtree.
+        var number = 0
+        func visit(_ entity: EntityDescription) {
+            number += 1
+            entity.entityNumber = number
+            entity.buildPropertyCache()
+            for child in entity.subentities { visit(child) }
+        }
+        for root in entities.filter({ $0.superentity == nil }).sorted(by: { $0.name < $1.name }) { visit(root) }
+        for entity in entities {
+            var names: Set<String> = []
+            for property in entity.ownProperties {
+                if !names.insert(property.name).inserted {
+                    throw ModelError("property '\(property.name)' is declared twice", at: entity.name)
+                }
+            }
+            for case let relationship as RelationshipDescription in entity.ownProperties {
+                guard let destination = byName[relationship.destinationEntityName] else {
+                    throw ModelError("destination entity '\(relationship.destinationEntityName)' does not exist",
+                                     at: "\(entity.name).\(relationship.name)")
+                }
+                relationship.destinationEntity = destination
+                relationship.inverseRelationship = nil
+            }
+        }
+        for entity in entities {
+            for case let relationship as RelationshipDescription in entity.ownProperties {
+                guard let inverseName = relationship.inverseName, let destination = relationship.destinationEntity else {
+                    continue
+                }
+                guard let inverse = destination.properties.first(where: { $0.name == inverseName }) as? RelationshipDescription else {
+                    throw ModelError("inverse relationship '\(inverseName)' not found on \(destination.name)",
+                                     at: "\(entity.name).\(relationship.name)")
+                }
+                relationship.inverseRelationship = inverse
+            }
+        }
+    }
+
+    /// Version hash of every entity: how a store tells whether it was made with this model.
+    public var entityVersionHashesByName: [String: Data] {
+        Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
+    }
+}

@@ -1,0 +1,15 @@
+import Foundation
+
+/// Why a model could not be read, assembled or used.
+public struct ModelError: Error, CustomStringConvertible, Equatable {
+    /// Where: a file path, an entity or an entity.property.
+    public var location: String
+    public var reason: String
+
+    public init(_ reason: String, at location: String) {
+        self.reason = reason
+        self.location = location
+    }
+
+    public var description: String { "\(location): \(reason)" }
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// Common description of an entity's property: attributes, relationships and fetched properties.
+///
+/// Like every model type, a property is mutable while its model is being built and frozen once a
+/// coordinator uses the model; from then on it may be shared freely between threads.
+public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
+    /// The property's name, the key used with `value(forKey:)`.
+    public var name: String
+    public var isOptional: Bool = true
+    /// Transient properties live in the object graph only and are never stored.
+    public var isTransient: Bool = false
+    /// Marks the property as indexed by the search side (`spotlightIndexingEnabled`).
+    public var isIndexedBySpotlight: Bool = false
+    /// Puts the value into the object's marker file (`storedInTruthFile`).
+    public var isStoredInExternalRecord: Bool = false
+    /// The old name this property had, so migration can carry its values over (`elementID`).
+    public var renamingIdentifier: String?
+    public var versionHashModifier: String?
+    public var userInfo: [String: String] = [:]
+    /// Whether a database index should be kept for this property.
+    public var isIndexed: Bool = false
+    /// Xcode attributes this framework does not interpret, kept so writing the model loses nothing.
+    public var extraXMLAttributes: [String: String] = [:]
+    /// The entity that declares the property; set when the property is added to an entity.
+    public internal(set) weak var entity: EntityDescription?
+
+    public init(name: String) {
+        self.name = name
+    }
+
+    public var description: String { "\(type(of: self))(\(name))" }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// What happens to related objects when the source object is deleted.
+public enum DeleteRule: String, Sendable {
+    case noAction = "No Action"
+    case nullify = "Nullify"
+    case cascade = "Cascade"
+    case deny = "Deny"
+}
+
+/// Describes a link from one entity to another, to-one or to-many, with its inverse.
+public final class RelationshipDescription: PropertyDescription, @unchecked Sendable {
+    public var destinationEntityName: String
+    public var inverseName: String?
+    public var deleteRule: DeleteRule = .nullify
+    public var minCount: Int = 0
+    /// 1 for a to-one relationship; 0 means unbounded to-many.
+    public var maxCount: Int = 1
+    public var isToManyFlag: Bool = false
+    public var isOrdered: Bool = false
+
+    /// The resolved destination entity, available once the model is assembled.
+    public internal(set) weak var destinationEntity: EntityDescription?
+    /// The resolved inverse relationship, available once the model is assembled.
+    public internal(set) weak var inverseRelationship: RelationshipDescription?
+
+    public init(name: String, destination: String, inverse: String? = nil, toMany: Bool = false,
+                deleteRule: DeleteRule = .nullify, isOptional: Bool = true) {
+        self.destinationEntityName = destination
+        self.inverseName = inverse
+        self.isToManyFlag = toMany
+        self.maxCount = toMany ? 0 : 1
+        self.deleteRule = deleteRule
+        super.init(name: name)
+        self.isOptional = isOptional
+    }
+
+    public var isToMany: Bool { isToManyFlag }
+
+    /// Both sides to-many: stored in a join table.
+    public var isManyToMany: Bool { isToMany && (inverseRelationship?.isToMany ?? false) }
+}
