@@ -1,0 +1,159 @@
+import Foundation
+
+/// Moments a context reports to its observers.
+public enum ContextEvent: Sendable {
+    /// Changes were processed (`objectsDidChange`).
+    case objectsDidChange
+    /// A save is about to write.
+    case willSave
+    /// A save wrote these changes.
+    case didSave
+}
+
+/// The objects a notification is about.
+public struct ContextChanges {
+    public var inserted: Set<ManagedObject> = []
+    public var updated: Set<ManagedObject> = []
+    public var deleted: Set<ManagedObject> = []
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}
+
+extension ManagedObjectContext {
+    /// Notification names posted on `NotificationCenter.default` with the context as object and
+    /// userInfo keys `inserted`, `updated`, `deleted` (each a `Set<ManagedObject>`).
+    public static let objectsDidChangeNotification = Notification.Name("LimelightObjectsDidChange")
+    public static let willSaveNotification = Notification.Name("LimelightContextWillSave")
+    public static let didSaveNotification = Notification.Name("LimelightContextDidSave")
+
+    /// Calls `handler` for every event of this context; returns a token for `removeObserver`.
+    @discardableResult
+    public func addObserver(_ handler: @escaping (ContextEvent, ContextChanges) -> Void) -> UUID {
+        let token = UUID()
+        observers[token] = handler
+        return token
+    }
+
+    public func removeObserver(_ token: UUID) { observers[token] = nil }
+
+    func post(_ event: ContextEvent, _ changes: ContextChanges) {
+        for handler in observers.values { handler(event, changes) }
+        let name: Notification.Name
+        switch event {
+        case .objectsDidChange: name = Self.objectsDidChangeNotification
+        case .willSave: name = Self.willSaveNotification
+        case .didSave: name = Self.didSaveNotification
+        }
+        NotificationCenter.default.post(name: name, object: self, userInfo: [
+            "inserted": changes.inserted, "updated": changes.updated, "deleted": changes.deleted,
+        ])
+    }
+
+    // MARK: Inserting and deleting
+
+    /// Creates an object of the named entity, inserted into this context.
+    public func insertNewObject(forEntityName name: String) throws -> ManagedObject {
+        guard let entity = persistentStoreCoordinator?.managedObjectModel.entity(named: name) else {
+            throw PersistenceError.invalidRequest("the model has no entity named '\(name)'")
+        }
+        let object = makeObject(entity: entity)
+        insert(object)
+        return object
+    }
+
+    /// Registers a new object; it is saved with the next save.
+    public func insert(_ object: ManagedObject) {
+        if object.managedObjectContext === self, object.insertedFlag { return }
+        let isFirstInsert = object.committedValues == nil && !object.deletedFlag
+        object.managedObjectContext = self
+        object.deletedFlag = false
+        object.insertedFlag = true
+        registry[object.objectID] = WeakObject(object: object)
+        insertedSet.insert(object)
+        deletedSet.remove(object)
+        pendingInserted.insert(object)
+        if isFirstInsert {
+            for (index, property) in object.entity.properties.enumerated() {
+                if let attribute = property as? AttributeDescription, object.values[index] == nil {
+                    object.values[index] = attribute.defaultValue
+                } else if let relationship = property as? RelationshipDescription, relationship.isToMany {
+                    object.values[index] = ToManySlot.loaded([])
+                }
+            }
+            object.awakeFromInsert()
+        }
+        undoManager?.register { context in context.delete(object) }
+    }
+
+    /// Marks an object for deletion at the next save and applies its relationships' delete rules
+    /// (Nullify and Cascade now; Deny is checked when saving).
+    public func delete(_ object: ManagedObject) {
+        guard object.managedObjectContext === self, !object.deletedFlag else { return }
+        if object.faultFlag { fireFault(object) }
+        let wasInserted = object.insertedFlag
+        object.deletedFlag = true
+        pendingDeleted.insert(object)
+        if wasInserted {
+            object.insertedFlag = false
+            insertedSet.remove(object)
+        } else {
+            updatedSet.remove(object)
+            deletedSet.insert(object)
+        }
+        undoManager?.register { context in context.undelete(object, wasInserted: wasInserted) }
+        for (index, property) in object.entity.properties.enumerated() {
+            guard let relationship = property as? RelationshipDescription else { continue }
+            let related = relatedIDs(of: object, relationship: relationship, slot: object.values[index])
+            switch relationship.deleteRule {
+            case .cascade:
+                for id in related { delete(self.object(with: id)) }
+            case .nullify:
+                guard let inverse = relationship.inverseRelationship else { continue }
+                for id in related {
+                    let other = self.object(with: id)
+                    guard !other.deletedFlag, let inverseIndex = other.entity.index(of: inverse.name) else { continue }
+                    let before = other.values[inverseIndex]
+                    other.unlinkInverse(inverse, from: object.objectID)
+                    undoManager?.register { _ in other.restoreSlot(inverseIndex, to: before) }
+                }
+            case .deny, .noAction:
+                continue
+            }
+        }
+    }
+
+    private func undelete(_ object: ManagedObject, wasInserted: Bool) {
+        object.deletedFlag = false
+        deletedSet.remove(object)
+        pendingDeleted.remove(object)
+        if wasInserted {
+            insert(object)
+        } else {
+            if !object.changedValues().isEmpty { object.updatedFlag = true; updatedSet.insert(object) }
+            registry[object.objectID] = WeakObject(object: object)
+            undoManager?.register { context in context.delete(object) }
+        }
+    }
+
+    /// Called by objects when a value changed through change tracking.
+    func objectDidChange(_ object: ManagedObject, index: Int, oldValue: Any?, registerUndo: Bool) {
+        if !object.insertedFlag && !object.deletedFlag {
+            object.updatedFlag = true
+            updatedSet.insert(object)
+            pendingUpdated.insert(object)
+        }
+        if registerUndo {
+            undoManager?.register { _ in object.restoreSlot(index, to: oldValue) }
+        }
+    }
+
+    /// Ends the current undo step and tells observers what changed since the last time.
+    public func processPendingChanges() {
+        undoManager?.closeGroup()
+        let changes = ContextChanges(inserted: pendingInserted, updated: pendingUpdated.subtracting(pendingInserted),
+                                     deleted: pendingDeleted)
+        pendingInserted = []
+        pendingUpdated = []
+        pendingDeleted = []
+        if !changes.isEmpty { post(.objectsDidChange, changes) }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Loads a fault's values from its store. A fault whose row is gone keeps empty values and the
+    /// problem is reported by the next save.
+    func fireFault(_ object: ManagedObject) {
+        guard object.faultFlag else { return }
+        object.faultFlag = false
+        object.values = Array(repeating: nil, count: object.entity.properties.count)
+        guard let coordinator = persistentStoreCoordinator else { return }
+        do {
+            let rows = try coordinator.withStores { try coordinator.store(for: object.objectID).rows(for: [object.objectID]) }
+            guard let row = rows.first else {
+                recordProblem(ValidationFailure(object: object, key: nil, reason: "the object's row no longer exists in its store"))
+                return
+            }
+            object.values = row.values
+            object.committedValues = row.values
+            object.storeVersion = row.version
+            object.awakeFromFetch()
+        } catch {
+            recordProblem(ValidationFailure(object: object, key: nil, reason: "could not load: \(error)"))
+        }
+    }
+
+    /// Loads many faults with one query per store (batch faulting).
+    public func fireFaults(_ objects: [ManagedObject]) throws {
+        let faults = objects.filter { $0.faultFlag && $0.managedObjectContext === self }
+        guard !faults.isEmpty, let coordinator = persistentStoreCoordinator else { return }
+        let byStore = Dictionary(grouping: faults) { $0.objectID.storeIdentifier ?? "" }
+        for group in byStore.values {
+            guard let first = group.first else { continue }
+            let rows = try coordinator.withStores { try coordinator.store(for: first.objectID).rows(for: group.map(\.objectID)) }
+            for row in rows { register(row: row) }
+        }
+    }
+
+    /// The IDs on the other end of a relationship, loading a to-many with one query on first use.
+    func relatedIDs(of object: ManagedObject, relationship: RelationshipDescription, slot: Any?) -> [ManagedObjectID] {
+        if !relationship.isToMany { return (slot as? ManagedObjectID).map { [$0] } ?? [] }
+        if case .loaded(let ids)? = slot as? ToManySlot { return ids }
+        guard !object.objectID.isTemporaryID, let coordinator = persistentStoreCoordinator,
+              let index = object.entity.index(of: relationship.name) else { return [] }
+        do {
+            let ids = try coordinator.withStores {
+                try coordinator.store(for: object.objectID).relatedIDs(of: object.objectID, relationship: relationship)
+            }
+            object.values[index] = ToManySlot.loaded(ids)
+            if object.committedValues != nil { object.committedValues?[index] = ToManySlot.loaded(ids) }
+            return ids
+        } catch {
+            recordProblem(ValidationFailure(object: object, key: relationship.name, reason: "could not load: \(error)"))
+            return []
+        }
+    }
+
+    /// Turns an object back into a fault (dropping unsaved changes), or with `mergeChanges` reloads
+    /// its saved values and keeps its unsaved ones on top.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        guard object.managedObjectContext === self, !object.objectID.isTemporaryID else { return }
+        if mergeChanges, object.hasChanges, !object.faultFlag {
+            let local = object.changedValues()
+            object.faultFlag = true
+            fireFault(object)
+            for (key, value) in local {
+                if let index = object.entity.index(of: key) { object.values[index] = value }
+            }
+            return
+        }
+        updatedSet.remove(object)
+        object.updatedFlag = false
+        object.faultFlag = true
+        object.values = Array(repeating: nil, count: object.entity.properties.count)
+        object.committedValues = nil
+        object.didTurnIntoFault()
+    }
+
+    /// Evaluates a fetched property against the store, with `$FETCH_SOURCE` bound to `object`.
+    func evaluateFetchedProperty(_ property: FetchedPropertyDescription, of object: ManagedObject) -> [ManagedObject] {
+        let request = FetchRequest(entityName: property.destinationEntityName)
+        if let format = property.predicateFormat {
+            do {
+                request.predicate = try FetchedPropertySupport.predicate(format: format, source: object)
+            } catch {
+                recordProblem(ValidationFailure(object: object, key: property.name, reason: "\(error)"))
+                return []
+            }
+        }
+        do {
+            return try fetch(request)
+        } catch {
+            recordProblem(ValidationFailure(object: object, key: property.name, reason: "\(error)"))
+            return []
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Fetches managed objects matching `request`, including unsaved changes when the request asks
+    /// for them.
+    public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+        let (entity, coordinator) = try resolve(request)
+        let pending = request.includesPendingChanges && hasPendingChanges(for: entity, request: request)
+        let fetch = StoreFetch(request: request, entity: entity)
+        var objects: [ManagedObject] = []
+        try coordinator.withStores {
+            for store in coordinator.stores(for: request) {
+                let rows = try store.fetchRows(pending ? StoreFetch(request: request.withoutPaging(), entity: entity) : fetch)
+                for row in rows { objects.append(register(row: row)) }
+            }
+        }
+        if coordinator.stores(for: request).count > 1 || pending {
+            objects = try applyPendingChanges(to: objects, request: request, entity: entity, pending: pending)
+        }
+        return objects
+    }
+
+    /// Fetches objects of type `T` (the class registered for the entity).
+    public func fetch<T: ManagedObject>(_ request: FetchRequest, as type: T.Type) throws -> [T] {
+        try fetch(request).compactMap { $0 as? T }
+    }
+
+    /// The IDs of the matching objects, without registering objects for them where possible.
+    public func fetchObjectIDs(_ request: FetchRequest) throws -> [ManagedObjectID] {
+        try fetch(request).map(\.objectID)
+    }
+
+    /// How many objects match, counted in the store unless unsaved changes take part.
+    public func count(for request: FetchRequest) throws -> Int {
+        let (entity, coordinator) = try resolve(request)
+        if request.includesPendingChanges && hasPendingChanges(for: entity, request: request) {
+            return try fetch(request).count
+        }
+        return try coordinator.withStores {
+            try coordinator.stores(for: request).reduce(0) { $0 + (try $1.fetchCount(StoreFetch(request: request, entity: entity))) }
+        }
+    }
+
+    /// Dictionary results (`propertiesToFetch`, grouping, expressions), computed in the store.
+    public func fetchDictionaries(_ request: FetchRequest) throws -> [[String: Any]] {
+        let (entity, coordinator) = try resolve(request)
+        return try coordinator.withStores {
+            try coordinator.stores(for: request).flatMap { try $0.fetchDictionaries(StoreFetch(request: request, entity: entity)) }
+        }
+    }
+
+    private func resolve(_ request: FetchRequest) throws -> (EntityDescription, PersistentStoreCoordinator) {
+        guard let coordinator = persistentStoreCoordinator else { throw PersistenceError.noStore("the context has no coordinator") }
+        guard let entity = coordinator.managedObjectModel.entity(named: request.entityName) else {
+            throw PersistenceError.invalidRequest("the model has no entity named '\(request.entityName)'")
+        }
+        return (entity, coordinator)
+    }
+
+    private func hasPendingChanges(for entity: EntityDescription, request: FetchRequest) -> Bool {
+        let affected = { (object: ManagedObject) in
+            request.includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity
+        }
+        return insertedSet.contains(where: affected) || updatedSet.contains(where: affected) || deletedSet.contains(where: affected)
+    }
+
+    private func applyPendingChanges(to fetched: [ManagedObject], request: FetchRequest, entity: EntityDescription,
+                                     pending: Bool) throws -> [ManagedObject] {
+        var result: [ManagedObject] = []
+        var seen: Set<ObjectIdentifier> = []
+        let matches = { (object: ManagedObject) throws -> Bool in
+            guard let predicate = request.predicate else { return true }
+            return try predicate.evaluate(with: object)
+        }
+        for object in fetched where !object.deletedFlag {
+            if object.updatedFlag, try !matches(object) { continue }
+            if seen.insert(ObjectIdentifier(object)).inserted { result.append(object) }
+        }
+        if pending {
+            for object in insertedSet where request.includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity {
+                if try matches(object), seen.insert(ObjectIdentifier(object)).inserted { result.append(object) }
+            }
+            for object in updatedSet where !seen.contains(ObjectIdentifier(object)) {
+                guard request.includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity else { continue }
+                if try matches(object), seen.insert(ObjectIdentifier(object)).inserted { result.append(object) }
+            }
+        }
+        result = ValueOrdering.sort(result, by: request.sortDescriptors)
+        let start = min(request.fetchOffset, result.count)
+        let end = request.fetchLimit > 0 ? min(result.count, start + request.fetchLimit) : result.count
+        return Array(result[start..<end])
+    }
+}
+
+extension FetchRequest {
+    /// The same request without offset and limit, for merging with unsaved objects.
+    func withoutPaging() -> FetchRequest {
+        let copy = FetchRequest(entityName: entityName, predicate: predicate, sortDescriptors: sortDescriptors)
+        copy.includesSubentities = includesSubentities
+        copy.affectedStores = affectedStores
+        return copy
+    }
+}

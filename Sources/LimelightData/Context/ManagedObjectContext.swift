@@ -1,0 +1,143 @@
+import Foundation
+import Dispatch
+
+/// A scratch pad of managed objects: it registers objects, tracks their changes, saves them
+/// through the coordinator and undoes them.
+///
+/// A context belongs to one queue. Use it inside `perform`/`performAndWait`, or directly from the
+/// thread that owns it (a main-queue context from the main thread, or any context a single-threaded
+/// program creates). Objects stay with their context; pass `ManagedObjectID`s between contexts.
+public final class ManagedObjectContext: @unchecked Sendable {
+    public enum ConcurrencyType: Sendable {
+        case privateQueue
+        case mainQueue
+    }
+
+    public let concurrencyType: ConcurrencyType
+    public var persistentStoreCoordinator: PersistentStoreCoordinator?
+    /// Records changes for undo; `nil` turns undo off (and saves memory).
+    public var undoManager: ContextUndoManager? = ContextUndoManager()
+    public var name: String?
+
+    let queue: DispatchQueue
+    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    struct WeakObject { weak var object: ManagedObject? }
+    /// Every object the context knows; unchanged ones are held weakly so they can go away.
+    var registry: [ManagedObjectID: WeakObject] = [:]
+    /// Changed objects are held strongly until saved or rolled back.
+    var insertedSet: Set<ManagedObject> = []
+    var updatedSet: Set<ManagedObject> = []
+    var deletedSet: Set<ManagedObject> = []
+    /// Changes since the last objects-did-change notification.
+    var pendingInserted: Set<ManagedObject> = []
+    var pendingUpdated: Set<ManagedObject> = []
+    var pendingDeleted: Set<ManagedObject> = []
+    /// Problems found while changing values (unknown keys, wrong types), reported by the next save.
+    var problems: [ValidationFailure] = []
+    var observers: [UUID: (ContextEvent, ContextChanges) -> Void] = [:]
+
+    public init(concurrencyType: ConcurrencyType) {
+        self.concurrencyType = concurrencyType
+        switch concurrencyType {
+        case .mainQueue: queue = DispatchQueue.main
+        case .privateQueue: queue = DispatchQueue(label: "limelight.context")
+        }
+        queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+    }
+
+    // MARK: Queue confinement
+
+    /// Runs `block` on the context's queue and returns its result.
+    public func perform<T: Sendable>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result { try block() })
+            }
+        }
+    }
+
+    /// Runs `block` on the context's queue and waits for it; safe to nest.
+    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        if DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) { return try block() }
+        if concurrencyType == .mainQueue, Thread.isMainThread { return try block() }
+        return try queue.sync(execute: block)
+    }
+
+    // MARK: Registered objects
+
+    public var insertedObjects: Set<ManagedObject> { insertedSet }
+    public var updatedObjects: Set<ManagedObject> { updatedSet }
+    public var deletedObjects: Set<ManagedObject> { deletedSet }
+    public var hasChanges: Bool { !insertedSet.isEmpty || !updatedSet.isEmpty || !deletedSet.isEmpty }
+
+    public var registeredObjects: Set<ManagedObject> {
+        Set(registry.values.compactMap(\.object))
+    }
+
+    /// The object registered under `id`, or `nil`.
+    public func registeredObject(for id: ManagedObjectID) -> ManagedObject? {
+        registry[id]?.object
+    }
+
+    /// The object for `id`: the registered one, else a fault that loads its values when touched.
+    public func object(with id: ManagedObjectID) -> ManagedObject {
+        if let object = registry[id]?.object { return object }
+        let object = makeObject(entity: id.entity)
+        object.objectID = id
+        object.managedObjectContext = self
+        object.faultFlag = !id.isTemporaryID
+        registry[id] = WeakObject(object: object)
+        return object
+    }
+
+    /// The object for `id`, loaded now; throws when it no longer exists.
+    public func existingObject(with id: ManagedObjectID) throws -> ManagedObject {
+        if let object = registry[id]?.object, !object.faultFlag { return object }
+        guard let coordinator = persistentStoreCoordinator else { throw PersistenceError.noStore("the context has no coordinator") }
+        let rows = try coordinator.withStores { try coordinator.store(for: id).rows(for: [id]) }
+        guard let row = rows.first else { throw PersistenceError.objectNotFound(id) }
+        return register(row: row)
+    }
+
+    /// Creates an instance of the class registered for the entity.
+    func makeObject(entity: EntityDescription) -> ManagedObject {
+        let type = ManagedObjectClassRegistry.shared.objectClass(for: entity)
+        return type.init(entity: entity, insertInto: nil)
+    }
+
+    /// Makes a store row a registered object, keeping local changes of an already registered one.
+    @discardableResult
+    func register(row: StoreRow) -> ManagedObject {
+        let object = object(with: row.id)
+        if object.faultFlag {
+            object.values = row.values
+            object.committedValues = row.values
+            object.storeVersion = row.version
+            object.faultFlag = false
+            object.awakeFromFetch()
+        } else if !object.hasChanges {
+            object.committedValues = row.values
+            object.storeVersion = row.version
+        }
+        return object
+    }
+
+    func recordProblem(_ failure: ValidationFailure) {
+        problems.append(failure)
+    }
+
+    // MARK: Undo
+
+    public func undo() {
+        guard let undoManager else { return }
+        undoManager.undo(in: self)
+        processPendingChanges()
+    }
+
+    public func redo() {
+        guard let undoManager else { return }
+        undoManager.redo(in: self)
+        processPendingChanges()
+    }
+}

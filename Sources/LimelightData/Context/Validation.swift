@@ -1,0 +1,104 @@
+import Foundation
+
+/// The model's rules checked at save: required values, ranges, lengths, patterns, relationship
+/// counts and types.
+enum Validation {
+    static func failures(of object: ManagedObject) -> [ValidationFailure] {
+        var failures: [ValidationFailure] = []
+        for (index, property) in object.entity.properties.enumerated() {
+            if property is FetchedPropertyDescription { continue }
+            let raw = object.values[index]
+            if let attribute = property as? AttributeDescription {
+                failures += check(attribute, value: raw, object: object)
+            } else if let relationship = property as? RelationshipDescription, let context = object.managedObjectContext {
+                let count = context.relatedIDs(of: object, relationship: relationship, slot: raw).count
+                if !relationship.isOptional && count == 0 {
+                    failures.append(ValidationFailure(object: object, key: property.name, reason: "a value is required"))
+                } else if relationship.isToMany, count > 0 || !relationship.isOptional {
+                    if relationship.minCount > 0 && count < relationship.minCount {
+                        failures.append(ValidationFailure(object: object, key: property.name,
+                            reason: "has \(count) objects, fewer than the minimum \(relationship.minCount)"))
+                    }
+                    if relationship.maxCount > 0 && count > relationship.maxCount {
+                        failures.append(ValidationFailure(object: object, key: property.name,
+                            reason: "has \(count) objects, more than the maximum \(relationship.maxCount)"))
+                    }
+                }
+            }
+            do {
+                try object.validateValue(object.primitiveValue(forKey: property.name), forKey: property.name)
+            } catch let failure as ValidationFailure {
+                failures.append(failure)
+            } catch {
+                failures.append(ValidationFailure(object: object, key: property.name, reason: "\(error)"))
+            }
+        }
+        return failures
+    }
+
+    static func check(_ attribute: AttributeDescription, value: Any?, object: ManagedObject) -> [ValidationFailure] {
+        func fail(_ reason: String) -> [ValidationFailure] {
+            [ValidationFailure(object: object, key: attribute.name, reason: reason)]
+        }
+        guard let value else {
+            return attribute.isOptional || attribute.isTransient ? [] : fail("a value is required")
+        }
+        if attribute.attributeType != .transformable, attribute.attributeType != .undefined,
+           AttributeValueCoercion.coerce(value, to: attribute.attributeType) == nil {
+            return fail("expected \(attribute.attributeType.rawValue), got \(type(of: value)) \(value)")
+        }
+        var measure: Double?
+        var unit = ""
+        switch attribute.attributeType {
+        case _ where attribute.attributeType.isNumeric: measure = AttributeValueCoercion.double(value)
+        case .string: measure = Double((value as? String)?.count ?? 0); unit = " characters"
+        case .binaryData: measure = Double((value as? Data)?.count ?? 0); unit = " bytes"
+        case .date: measure = (value as? Date)?.timeIntervalSinceReferenceDate
+        default: break
+        }
+        if let measure {
+            if let min = attribute.minValue, measure < min {
+                return fail("\(describe(value)) is less than the minimum \(format(min, attribute))\(unit)")
+            }
+            if let max = attribute.maxValue, measure > max {
+                return fail("\(describe(value)) is greater than the maximum \(format(max, attribute))\(unit)")
+            }
+        }
+        if let pattern = attribute.regularExpression, let string = value as? String {
+            guard let regex = try? NSRegularExpression(pattern: "^(?:\(pattern))$") else {
+                return fail("the model's regular expression '\(pattern)' is invalid")
+            }
+            if regex.firstMatch(in: string, range: NSRange(string.startIndex..., in: string)) == nil {
+                return fail("'\(string)' does not match the pattern '\(pattern)'")
+            }
+        }
+        return []
+    }
+
+    private static func describe(_ value: Any) -> String {
+        if let string = value as? String { return "'\(string)'" }
+        if let data = value as? Data { return "\(data.count) bytes" }
+        return "\(value)"
+    }
+
+    private static func format(_ bound: Double, _ attribute: AttributeDescription) -> String {
+        if attribute.attributeType == .date { return "\(Date(timeIntervalSinceReferenceDate: bound))" }
+        return bound == bound.rounded() ? String(Int64(bound)) : String(bound)
+    }
+
+    /// Deny rules: an object may not be deleted while a Deny relationship still has objects.
+    static func deleteFailures(of object: ManagedObject) -> [ValidationFailure] {
+        guard let context = object.managedObjectContext else { return [] }
+        var failures: [ValidationFailure] = []
+        for (index, property) in object.entity.properties.enumerated() {
+            guard let relationship = property as? RelationshipDescription, relationship.deleteRule == .deny else { continue }
+            let remaining = context.relatedIDs(of: object, relationship: relationship, slot: object.values[index])
+                .filter { !context.object(with: $0).deletedFlag }
+            if !remaining.isEmpty {
+                failures.append(ValidationFailure(object: object, key: relationship.name,
+                    reason: "cannot delete: the Deny rule forbids it while \(remaining.count) related object(s) remain"))
+            }
+        }
+        return failures
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// The kinds of store a coordinator can add.
+public enum StoreType: String, Sendable {
+    case sqlite = "SQLite"
+    case inMemory = "InMemory"
+}
+
+/// Option keys for `addPersistentStore(type:configuration:at:options:)`, Core Data's names.
+public enum StoreOption {
+    /// Open without writing anything (`NSReadOnlyPersistentStoreOption`).
+    public static let readOnly = "NSReadOnlyPersistentStoreOption"
+    /// Turns marker files on: the file extension for this store's markers, e.g. `"recipe"`.
+    public static let externalRecordExtension = "NSExternalRecordExtensionOption"
+    /// Where marker files go (a path or file URL); default: a support folder next to the store.
+    public static let externalRecordsDirectory = "NSExternalRecordsDirectoryOption"
+    /// `"xml"` or `"binary"`: the property-list format of marker files.
+    public static let externalRecordsFileFormat = "NSExternalRecordsFileFormatOption"
+    /// Path of the model file to copy into the support folder for readers without the app.
+    public static let modelSourcePath = "LimelightModelSourcePath"
+}
+
+/// A stored row: what a store knows of one object, before it becomes a managed object.
+struct StoreRow {
+    let id: ManagedObjectID
+    let version: Int64
+    /// One slot per property of the row's entity: attribute values, to-one IDs, to-many `.fault`.
+    var values: [Any?]
+}
+
+/// One object as a save hands it to the store.
+struct ObjectSnapshot {
+    let id: ManagedObjectID
+    let values: [Any?]
+    /// The version the object was read at (`Z_OPT`), checked for optimistic locking.
+    let version: Int64
+    /// For updates: slots whose value changed since the last save.
+    let changed: [Int]
+}
+
+/// Everything one save writes, in one store transaction.
+struct SaveChanges {
+    var inserted: [ObjectSnapshot] = []
+    var updated: [ObjectSnapshot] = []
+    var deleted: [ObjectSnapshot] = []
+    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}
+
+/// Where objects are kept. The coordinator talks to stores through this class; subclasses are the
+/// SQLite store and the in-memory store.
+public class PersistentStore: @unchecked Sendable {
+    public let type: StoreType
+    public let url: URL?
+    public let configurationName: String?
+    public let options: [String: any Sendable]
+    /// The store's UUID (`NSStoreUUID`), part of every object URI.
+    public internal(set) var identifier: String
+    public internal(set) var metadata: [String: Any] = [:]
+    public var isReadOnly: Bool { options[StoreOption.readOnly] as? Bool ?? false }
+    let model: ManagedObjectModel
+
+    init(type: StoreType, url: URL?, configurationName: String?, options: [String: any Sendable], model: ManagedObjectModel) {
+        self.type = type
+        self.url = url
+        self.configurationName = configurationName
+        self.options = options
+        self.model = model
+        self.identifier = UUID().uuidString
+    }
+
+    /// Whether `fetchRows` applies the request's predicate itself; when not, the context does.
+    var evaluatesPredicates: Bool { true }
+
+    func load() throws {}
+    func close() {}
+
+    func fetchRows(_ request: StoreFetch) throws -> [StoreRow] { [] }
+    func fetchCount(_ request: StoreFetch) throws -> Int { try fetchRows(request).count }
+    func fetchDictionaries(_ request: StoreFetch) throws -> [[String: Any]] {
+        throw PersistenceError.invalidRequest("dictionary results are not supported by \(type.rawValue) stores")
+    }
+    func rows(for ids: [ManagedObjectID]) throws -> [StoreRow] { [] }
+    func relatedIDs(of id: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] { [] }
+    /// Writes one save atomically; returns the permanent ID for every temporary one.
+    func save(_ changes: SaveChanges) throws -> [ManagedObjectID: ManagedObjectID] { [:] }
+    /// Reserves primary keys for new objects without saving them.
+    func obtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] { [:] }
+
+    /// Saves the metadata dictionary (SQLite: `Z_METADATA`).
+    public func setMetadata(_ metadata: [String: Any]) throws {
+        self.metadata = metadata
+    }
+
+    func objectID(entity: EntityDescription, primaryKey: Int64) -> ManagedObjectID {
+        ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: primaryKey)
+    }
+}

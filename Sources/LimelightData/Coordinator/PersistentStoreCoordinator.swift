@@ -1,0 +1,88 @@
+import Foundation
+
+/// Connects contexts to stores: it owns the model and routes fetches, faults and saves to the store
+/// each object lives in.
+///
+/// Stores are serialized by the coordinator's lock, so any number of contexts on any threads may
+/// share one coordinator.
+public final class PersistentStoreCoordinator: @unchecked Sendable {
+    public let managedObjectModel: ManagedObjectModel
+    public private(set) var persistentStores: [PersistentStore] = []
+    let lock = NSRecursiveLock()
+
+    /// Uses `model`, which becomes immutable.
+    public init(managedObjectModel model: ManagedObjectModel) throws {
+        try model.freeze()
+        self.managedObjectModel = model
+    }
+
+    /// Opens or creates a store and adds it. `options` takes `StoreOption` keys.
+    @discardableResult
+    public func addPersistentStore(type: StoreType, configuration: String? = nil, at url: URL? = nil,
+                                   options: [String: any Sendable] = [:]) throws -> PersistentStore {
+        let store: PersistentStore
+        switch type {
+        case .sqlite:
+            guard let url else { throw PersistenceError.invalidRequest("an SQLite store needs a file URL") }
+            store = SQLiteStore(url: url, configurationName: configuration, options: options, model: managedObjectModel)
+        case .inMemory:
+            store = InMemoryStore(url: url, configurationName: configuration, options: options, model: managedObjectModel)
+        }
+        try lock.withLock {
+            try store.load()
+            persistentStores.append(store)
+        }
+        return store
+    }
+
+    public func remove(_ store: PersistentStore) {
+        lock.withLock {
+            store.close()
+            persistentStores.removeAll { $0 === store }
+        }
+    }
+
+    public func persistentStore(for url: URL) -> PersistentStore? {
+        persistentStores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
+    }
+
+    /// The ID named by an `x-coredata://` URI, if it belongs to one of this coordinator's stores.
+    public func managedObjectID(forURIRepresentation uri: URL) -> ManagedObjectID? {
+        guard let parts = try? ManagedObjectID.parse(uri: uri),
+              let store = persistentStores.first(where: { $0.identifier == parts.storeIdentifier }),
+              let entity = managedObjectModel.entity(named: parts.entityName) else { return nil }
+        return store.objectID(entity: entity, primaryKey: parts.primaryKey)
+    }
+
+    /// Reads a store's metadata without adding it.
+    public static func metadataForPersistentStore(type: StoreType, at url: URL) throws -> [String: Any] {
+        guard type == .sqlite else { return [:] }
+        return try SQLiteStore.readMetadata(at: url)
+    }
+
+    // MARK: Routing
+
+    func store(for id: ManagedObjectID) throws -> PersistentStore {
+        if let storeID = id.storeIdentifier, let store = persistentStores.first(where: { $0.identifier == storeID }) {
+            return store
+        }
+        throw PersistenceError.noStore("the store of \(id) is not added to this coordinator")
+    }
+
+    /// The store new objects of `entity` are saved into: the first whose configuration has it.
+    func store(forNew entity: EntityDescription) throws -> PersistentStore {
+        let candidates = persistentStores.filter { !$0.isReadOnly }
+        if let match = candidates.first(where: { store in
+            managedObjectModel.entities(forConfiguration: store.configurationName).contains { $0 === entity }
+        }) { return match }
+        throw PersistenceError.noStore("no writable store takes entity \(entity.name)")
+    }
+
+    func stores(for request: FetchRequest) -> [PersistentStore] {
+        request.affectedStores.isEmpty ? persistentStores : request.affectedStores
+    }
+
+    func withStores<T>(_ body: () throws -> T) rethrows -> T {
+        try lock.withLock(body)
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Synchronization
+
+/// Named transformers for Transformable attributes: how a value becomes bytes in the store and back.
+///
+/// Register one under the `valueTransformerName` the model names. Without a name, `Data` values are
+/// stored as they are and other values must be registered.
+public final class ValueTransformerRegistry: Sendable {
+    public struct Transformer: Sendable {
+        public var encode: @Sendable (Any) throws -> Data
+        public var decode: @Sendable (Data) throws -> Any
+
+        public init(encode: @escaping @Sendable (Any) throws -> Data, decode: @escaping @Sendable (Data) throws -> Any) {
+            self.encode = encode
+            self.decode = decode
+        }
+    }
+
+    public static let shared = ValueTransformerRegistry()
+    private let transformers = Mutex<[String: Transformer]>([:])
+
+    public func register(_ transformer: Transformer, forName name: String) {
+        transformers.withLock { $0[name] = transformer }
+    }
+
+    /// Registers a transformer that stores a `Codable` type as JSON.
+    public func registerCodable<T: Codable & Sendable>(_ type: T.Type, forName name: String) {
+        register(Transformer(
+            encode: { value in
+                guard let typed = value as? T else { throw TransformError(name: name, reason: "expected \(T.self), got \(Swift.type(of: value))") }
+                return try JSONEncoder().encode(typed)
+            },
+            decode: { data in try JSONDecoder().decode(T.self, from: data) }), forName: name)
+    }
+
+    public func transformer(named name: String) -> Transformer? { transformers.withLock { $0[name] } }
+
+    public struct TransformError: Error, CustomStringConvertible {
+        public var name: String
+        public var reason: String
+        public var description: String { "value transformer '\(name)': \(reason)" }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Converts values set from Swift into an attribute's canonical type, so stored values have one
+/// representation per type (Integer 16 is always `Int16`, Date always `Date` …).
+enum AttributeValueCoercion {
+    /// The canonical value, or `nil` when the value cannot represent the type (the original is then
+    /// kept and save reports the type mismatch).
+    static func coerce(_ value: Any, to type: AttributeType) -> Any? {
+        switch type {
+        case .integer16: return integer(value).flatMap { Int16(exactly: $0) }
+        case .integer32: return integer(value).flatMap { Int32(exactly: $0) }
+        case .integer64: return integer(value)
+        case .double: return double(value)
+        case .float: return double(value).map { Float($0) }
+        case .decimal:
+            if let decimal = value as? Decimal { return decimal }
+            if let int = integer(value) { return Decimal(int) }
+            return double(value).map { Decimal($0) }
+        case .boolean:
+            if let bool = value as? Bool { return bool }
+            return integer(value).map { $0 != 0 }
+        case .string: return value as? String ?? (value as? Substring).map(String.init)
+        case .date: return value as? Date
+        case .binaryData: return value as? Data ?? (value as? [UInt8]).map { Data($0) }
+        case .uuid: return value as? UUID
+        case .uri: return value as? URL
+        case .objectID: return value as? ManagedObjectID
+        case .transformable, .undefined: return value
+        }
+    }
+
+    static func integer(_ value: Any) -> Int64? {
+        switch value {
+        case let v as Int: return Int64(v)
+        case let v as Int64: return v
+        case let v as Int32: return Int64(v)
+        case let v as Int16: return Int64(v)
+        case let v as Int8: return Int64(v)
+        case let v as UInt: return Int64(exactly: v)
+        case let v as UInt64: return Int64(exactly: v)
+        case let v as UInt32: return Int64(v)
+        case let v as UInt16: return Int64(v)
+        case let v as UInt8: return Int64(v)
+        case let v as Bool: return v ? 1 : 0
+        case let v as Double: return Int64(exactly: v)
+        case let v as Float: return Int64(exactly: v)
+        case let v as Decimal: return Int64(exactly: NSDecimalNumber(decimal: v).doubleValue)
+        default: return nil
+        }
+    }
+
+    static func double(_ value: Any) -> Double? {
+        switch value {
+        case let v as Double: return v
+        case let v as Float: return Double(v)
+        case let v as Decimal: return NSDecimalNumber(decimal: v).doubleValue
+        default: return integer(value).map(Double.init)
+        }
+    }
+}

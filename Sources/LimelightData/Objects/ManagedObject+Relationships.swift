@@ -1,0 +1,143 @@
+import Foundation
+
+extension ManagedObject {
+    /// A live, mutable view of a to-many relationship: inserting and removing through it is tracked
+    /// like `setValue(_:forKey:)` and keeps inverses in step.
+    public func mutableSetValue(forKey key: String) -> MutableSetProxy {
+        MutableSetProxy(owner: self, key: key)
+    }
+
+    func relatedIDsLoaded(_ relationship: RelationshipDescription, at index: Int) -> [ManagedObjectID] {
+        if faultFlag { managedObjectContext?.fireFault(self) }
+        guard let context = managedObjectContext else {
+            if case .loaded(let ids)? = values[index] as? ToManySlot { return ids }
+            return []
+        }
+        return context.relatedIDs(of: self, relationship: relationship, slot: values[index])
+    }
+
+    func setToOne(_ relationship: RelationshipDescription, at index: Int, to newID: ManagedObjectID?, registerUndo: Bool) {
+        let oldID = values[index] as? ManagedObjectID
+        if oldID == newID { return }
+        values[index] = newID
+        managedObjectContext?.objectDidChange(self, index: index, oldValue: oldID, registerUndo: registerUndo)
+        guard let inverse = relationship.inverseRelationship, let context = managedObjectContext else { return }
+        if let oldID { context.object(with: oldID).unlinkInverse(inverse, from: objectID) }
+        if let newID { context.object(with: newID).linkInverse(inverse, to: self) }
+    }
+
+    func replaceToMany(_ relationship: RelationshipDescription, at index: Int, with newIDs: [ManagedObjectID], registerUndo: Bool) {
+        let oldIDs = relatedIDsLoaded(relationship, at: index)
+        var unique: [ManagedObjectID] = []
+        var seen: Set<ManagedObjectID> = []
+        for id in newIDs where seen.insert(id).inserted { unique.append(id) }
+        if unique == oldIDs { return }
+        values[index] = ToManySlot.loaded(unique)
+        managedObjectContext?.objectDidChange(self, index: index, oldValue: ToManySlot.loaded(oldIDs), registerUndo: registerUndo)
+        guard let inverse = relationship.inverseRelationship, let context = managedObjectContext else { return }
+        let oldSet = Set(oldIDs)
+        for id in oldIDs where !seen.contains(id) { context.object(with: id).unlinkInverse(inverse, from: objectID) }
+        for id in unique where !oldSet.contains(id) { context.object(with: id).linkInverse(inverse, to: self) }
+    }
+
+    /// Puts `other` into this object's side of a relationship, as the inverse of a change made on
+    /// `other`. Not registered for undo: undoing the original change restores both sides.
+    func linkInverse(_ relationship: RelationshipDescription, to other: ManagedObject) {
+        guard let index = entity.index(of: relationship.name) else { return }
+        if relationship.isToMany {
+            var ids = relatedIDsLoaded(relationship, at: index)
+            guard !ids.contains(other.objectID) else { return }
+            ids.append(other.objectID)
+            let old = ToManySlot.loaded(ids.dropLast())
+            values[index] = ToManySlot.loaded(ids)
+            managedObjectContext?.objectDidChange(self, index: index, oldValue: old, registerUndo: false)
+        } else {
+            if faultFlag { managedObjectContext?.fireFault(self) }
+            let oldID = values[index] as? ManagedObjectID
+            guard oldID != other.objectID else { return }
+            values[index] = other.objectID
+            managedObjectContext?.objectDidChange(self, index: index, oldValue: oldID, registerUndo: false)
+            // A one-to-one or many-to-one move: the previous partner lets go of this object.
+            if let oldID, let context = managedObjectContext, let back = relationship.inverseRelationship {
+                context.object(with: oldID).unlinkInverse(back, from: objectID)
+            }
+        }
+    }
+
+    func unlinkInverse(_ relationship: RelationshipDescription, from otherID: ManagedObjectID) {
+        guard let index = entity.index(of: relationship.name) else { return }
+        if relationship.isToMany {
+            let ids = relatedIDsLoaded(relationship, at: index)
+            guard let position = ids.firstIndex(of: otherID) else { return }
+            var remaining = ids
+            remaining.remove(at: position)
+            values[index] = ToManySlot.loaded(remaining)
+            managedObjectContext?.objectDidChange(self, index: index, oldValue: ToManySlot.loaded(ids), registerUndo: false)
+        } else {
+            if faultFlag { managedObjectContext?.fireFault(self) }
+            guard values[index] as? ManagedObjectID == otherID else { return }
+            values[index] = nil
+            managedObjectContext?.objectDidChange(self, index: index, oldValue: otherID, registerUndo: false)
+        }
+    }
+
+    /// Puts a slot back to a previous raw value through the tracked path (undo and redo).
+    func restoreSlot(_ index: Int, to raw: Any?) {
+        let property = entity.properties[index]
+        if let relationship = property as? RelationshipDescription {
+            if relationship.isToMany {
+                let ids: [ManagedObjectID]
+                if case .loaded(let loaded)? = raw as? ToManySlot { ids = loaded } else { ids = [] }
+                replaceToMany(relationship, at: index, with: ids, registerUndo: true)
+            } else {
+                setToOne(relationship, at: index, to: raw as? ManagedObjectID, registerUndo: true)
+            }
+        } else {
+            setValue(raw, at: index, registerUndo: true)
+        }
+    }
+
+    /// Rewrites temporary IDs held in relationship slots after a save made them permanent.
+    func remapIDs(_ mapping: [ManagedObjectID: ManagedObjectID]) {
+        func remap(_ slot: inout Any?) {
+            if let id = slot as? ManagedObjectID, let new = mapping[id] {
+                slot = new
+            } else if case .loaded(let ids)? = slot as? ToManySlot, ids.contains(where: { mapping[$0] != nil }) {
+                slot = ToManySlot.loaded(ids.map { mapping[$0] ?? $0 })
+            }
+        }
+        for index in values.indices where entity.properties[index] is RelationshipDescription {
+            remap(&values[index])
+            if committedValues != nil { remap(&committedValues![index]) }
+        }
+    }
+}
+
+/// A to-many relationship seen as a mutable set; changes go through the owner's change tracking.
+public struct MutableSetProxy: Sequence {
+    let owner: ManagedObject
+    let key: String
+
+    private var current: [ManagedObject] {
+        switch owner.value(forKey: key) {
+        case let set as Set<ManagedObject>: return Array(set)
+        case let array as [ManagedObject]: return array
+        default: return []
+        }
+    }
+
+    public var count: Int { current.count }
+    public func contains(_ object: ManagedObject) -> Bool { current.contains { $0 === object } }
+    public func makeIterator() -> IndexingIterator<[ManagedObject]> { current.makeIterator() }
+
+    public func insert(_ object: ManagedObject) {
+        guard !contains(object) else { return }
+        owner.setValue(current + [object], forKey: key)
+    }
+
+    public func remove(_ object: ManagedObject) {
+        owner.setValue(current.filter { $0 !== object }, forKey: key)
+    }
+
+    public func removeAll() { owner.setValue([ManagedObject](), forKey: key) }
+}

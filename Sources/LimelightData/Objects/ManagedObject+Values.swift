@@ -1,0 +1,136 @@
+import Foundation
+
+/// A to-many relationship slot: not yet loaded, or the related IDs in order.
+enum ToManySlot {
+    case fault
+    case loaded([ManagedObjectID])
+}
+
+extension ManagedObject {
+    // MARK: Key-value access with change tracking
+
+    /// The value of a property: attributes in their Swift type, a to-one as the related object, a
+    /// to-many as a `Set<ManagedObject>` (an array for ordered ones), a fetched property as an array
+    /// of fetched objects. Unknown keys give `nil`; `validatedKey` says why.
+    public func value(forKey key: String) -> Any? {
+        guard let index = entity.index(of: key) else { return nil }
+        return value(at: index)
+    }
+
+    /// Follows a dotted key path through to-one relationships; through a to-many it maps over
+    /// the related objects.
+    public func value(forKeyPath keyPath: String) -> Any? {
+        var current: [Any] = [self]
+        var isCollection = false
+        for component in keyPath.split(separator: ".") {
+            var next: [Any] = []
+            for item in current {
+                guard let object = item as? ManagedObject else { continue }
+                switch object.value(forKey: String(component)) {
+                case let set as Set<ManagedObject>: next.append(contentsOf: Array(set)); isCollection = true
+                case let array as [ManagedObject]: next.append(contentsOf: array); isCollection = true
+                case let value?: next.append(value)
+                case nil: if !isCollection { return nil }
+                }
+            }
+            current = next
+        }
+        return isCollection ? current : current.first
+    }
+
+    /// Sets a property with change tracking, inverse maintenance and undo registration.
+    public func setValue(_ value: Any?, forKey key: String) {
+        guard let index = entity.index(of: key) else {
+            managedObjectContext?.recordProblem(ValidationFailure(object: self, key: key,
+                reason: "entity \(entity.name) has no property '\(key)'"))
+            return
+        }
+        setValue(value, at: index, registerUndo: true)
+    }
+
+    /// Checks that `key` names a property of this object's entity.
+    public func validatedKey(_ key: String) throws -> PropertyDescription {
+        guard let property = entity.property(named: key) else {
+            throw ValidationFailure(object: self, key: key, reason: "entity \(entity.name) has no property '\(key)'")
+        }
+        return property
+    }
+
+    // MARK: Primitive access (no change tracking)
+
+    /// The stored value without change tracking; relationships as in `value(forKey:)`.
+    public func primitiveValue(forKey key: String) -> Any? {
+        guard let index = entity.index(of: key) else { return nil }
+        if faultFlag { managedObjectContext?.fireFault(self) }
+        return relationshipPublicValue(values[index], property: entity.properties[index])
+    }
+
+    /// Stores an attribute value without change tracking or undo, for use inside custom accessors.
+    public func setPrimitiveValue(_ value: Any?, forKey key: String) {
+        guard let index = entity.index(of: key) else { return }
+        if faultFlag { managedObjectContext?.fireFault(self) }
+        if let attribute = entity.properties[index] as? AttributeDescription, let value {
+            values[index] = AttributeValueCoercion.coerce(value, to: attribute.attributeType) ?? value
+        } else {
+            values[index] = value
+        }
+    }
+
+    // MARK: Internals
+
+    func value(at index: Int) -> Any? {
+        if faultFlag { managedObjectContext?.fireFault(self) }
+        let property = entity.properties[index]
+        if let fetched = property as? FetchedPropertyDescription {
+            return managedObjectContext?.evaluateFetchedProperty(fetched, of: self)
+        }
+        return relationshipPublicValue(values[index], property: property)
+    }
+
+    func relationshipPublicValue(_ raw: Any?, property: PropertyDescription) -> Any? {
+        guard let relationship = property as? RelationshipDescription else { return raw }
+        guard let context = managedObjectContext else { return relationship.isToMany ? Set<ManagedObject>() : nil }
+        if relationship.isToMany {
+            let ids = context.relatedIDs(of: self, relationship: relationship, slot: raw)
+            let objects = ids.map { context.object(with: $0) }
+            return relationship.isOrdered ? objects as Any : Set(objects) as Any
+        }
+        return (raw as? ManagedObjectID).map { context.object(with: $0) }
+    }
+
+    func setValue(_ newValue: Any?, at index: Int, registerUndo: Bool) {
+        if faultFlag { managedObjectContext?.fireFault(self) }
+        let property = entity.properties[index]
+        if let relationship = property as? RelationshipDescription {
+            if relationship.isToMany {
+                let objects: [ManagedObject]
+                switch newValue {
+                case let set as Set<ManagedObject>: objects = Array(set)
+                case let array as [ManagedObject]: objects = array
+                case nil: objects = []
+                default:
+                    managedObjectContext?.recordProblem(ValidationFailure(object: self, key: property.name,
+                        reason: "expected a set of objects, got \(type(of: newValue!))"))
+                    return
+                }
+                replaceToMany(relationship, at: index, with: objects.map(\.objectID), registerUndo: registerUndo)
+            } else {
+                guard newValue == nil || newValue is ManagedObject else {
+                    managedObjectContext?.recordProblem(ValidationFailure(object: self, key: property.name,
+                        reason: "expected an object, got \(type(of: newValue!))"))
+                    return
+                }
+                setToOne(relationship, at: index, to: (newValue as? ManagedObject)?.objectID, registerUndo: registerUndo)
+            }
+            return
+        }
+        var stored = newValue
+        if let attribute = property as? AttributeDescription, let value = newValue {
+            stored = AttributeValueCoercion.coerce(value, to: attribute.attributeType) ?? value
+        }
+        let old = values[index]
+        if ValueEquality.same(old, stored) { return }
+        values[index] = stored
+        managedObjectContext?.objectDidChange(self, index: index, oldValue: old, registerUndo: registerUndo)
+    }
+}

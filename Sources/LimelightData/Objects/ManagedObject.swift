@@ -1,0 +1,105 @@
+import Foundation
+
+/// An object of the graph: its values are described by an entity and tracked by a context.
+///
+/// Create objects only through an entity and a context (`init(entity:insertInto:)` or
+/// `context.insertNewObject(forEntityName:)`). Subclass to give an entity typed properties with
+/// `@Managed`; override the hooks (`awakeFromInsert`, `willSave` …) for behaviour. An object belongs
+/// to its context's queue: pass its `objectID` to other contexts, not the object.
+open class ManagedObject: Hashable, CustomStringConvertible {
+    public let entity: EntityDescription
+    public internal(set) var objectID: ManagedObjectID
+    /// The context the object is registered in; `nil` after it was deleted and saved, or reset.
+    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+
+    /// Current values, one slot per property of `entity.properties`.
+    var values: [Any?]
+    /// Values as last read from or written to the store, for change detection and rollback.
+    var committedValues: [Any?]?
+    /// The row's `Z_OPT` when it was read: the optimistic-locking version.
+    var storeVersion: Int64 = 0
+    var faultFlag = false
+    var insertedFlag = false
+    var deletedFlag = false
+    var updatedFlag = false
+
+    /// Creates an object of `entity`, inserted into `context` when one is given.
+    public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+        self.entity = entity
+        self.objectID = ManagedObjectID(temporaryFor: entity)
+        self.values = Array(repeating: nil, count: entity.properties.count)
+        if let context { context.insert(self) }
+    }
+
+    // MARK: State
+
+    public var isInserted: Bool { insertedFlag }
+    public var isDeleted: Bool { deletedFlag }
+    /// Whether the object has unsaved changes to its values.
+    public var isUpdated: Bool { updatedFlag && !insertedFlag && !deletedFlag }
+    /// Whether the values have not been loaded yet; touching any value loads them.
+    public var isFault: Bool { faultFlag }
+    public var hasChanges: Bool { insertedFlag || deletedFlag || updatedFlag }
+
+    /// Stored properties whose value differs from the last saved one (all set values for a new
+    /// object).
+    public func changedValues() -> [String: Any?] {
+        guard !faultFlag else { return [:] }
+        var result: [String: Any?] = [:]
+        for (index, property) in entity.properties.enumerated() where !property.isTransient {
+            if property is FetchedPropertyDescription { continue }
+            let current = values[index]
+            if let committed = committedValues {
+                if !ValueEquality.same(current, committed[index]) { result[property.name] = current }
+            } else if current != nil {
+                result[property.name] = current
+            }
+        }
+        return result
+    }
+
+    /// The values as last saved, for the given keys (all stored properties for `nil`).
+    public func committedValues(forKeys keys: [String]?) -> [String: Any?] {
+        if faultFlag { managedObjectContext?.fireFault(self) }
+        guard let committed = committedValues else { return [:] }
+        var result: [String: Any?] = [:]
+        for (index, property) in entity.properties.enumerated() where !property.isTransient {
+            if let keys, !keys.contains(property.name) { continue }
+            if property is FetchedPropertyDescription { continue }
+            result[property.name] = relationshipPublicValue(committed[index], property: property)
+        }
+        return result
+    }
+
+    // MARK: Hooks
+
+    /// Called once when the object is first inserted; set up initial values here.
+    open func awakeFromInsert() {}
+    /// Called when the object's values are loaded from the store.
+    open func awakeFromFetch() {}
+    /// Called before the object is saved, while changes may still be made.
+    open func willSave() {}
+    /// Called after a save that included the object.
+    open func didSave() {}
+    /// Called when the object is turned back into a fault and its values are dropped.
+    open func didTurnIntoFault() {}
+    /// Checks a single value at save; throw a `ValidationError` to refuse it.
+    open func validateValue(_ value: Any?, forKey key: String) throws {}
+    open func validateForInsert() throws {}
+    open func validateForUpdate() throws {}
+    open func validateForDelete() throws {}
+
+    // MARK: Identity
+
+    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    open var description: String {
+        if faultFlag { return "<\(entity.name) \(objectID) fault>" }
+        let shown = entity.properties.enumerated().compactMap { index, property -> String? in
+            guard property is AttributeDescription else { return nil }
+            return "\(property.name)=\(values[index].map { "\($0)" } ?? "nil")"
+        }
+        return "<\(entity.name) \(objectID) \(shown.joined(separator: " "))>"
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// Identifies one object across contexts, threads and launches.
+///
+/// Temporary until the object is first saved (`x-coredata:///<Entity>/t<UUID>`), permanent after
+/// (`x-coredata://<STORE-UUID>/<Entity>/p<pk>`). IDs are values: hashable and `Sendable`, so they
+/// are what crosses between contexts and threads, never the objects themselves.
+public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
+    /// The object's entity (its concrete entity, never an abstract parent).
+    public let entity: EntityDescription
+    /// The UUID of the store the object lives in; `nil` for a temporary ID.
+    public let storeIdentifier: String?
+    let key: Key
+
+    enum Key: Hashable, Sendable {
+        case permanent(Int64)
+        case temporary(UUID)
+    }
+
+    init(entity: EntityDescription, storeIdentifier: String, primaryKey: Int64) {
+        self.entity = entity
+        self.storeIdentifier = storeIdentifier
+        self.key = .permanent(primaryKey)
+    }
+
+    init(temporaryFor entity: EntityDescription) {
+        self.entity = entity
+        self.storeIdentifier = nil
+        self.key = .temporary(UUID())
+    }
+
+    public var isTemporaryID: Bool {
+        if case .temporary = key { return true }
+        return false
+    }
+
+    /// The row's primary key in its store (`Z_PK`); `nil` while the ID is temporary.
+    public var primaryKey: Int64? {
+        if case .permanent(let pk) = key { return pk }
+        return nil
+    }
+
+    /// The URI form Core Data uses for archiving an ID and for marker files.
+    public func uriRepresentation() -> URL {
+        let text: String
+        switch key {
+        case .permanent(let pk): text = "x-coredata://\(storeIdentifier ?? "")/\(entity.name)/p\(pk)"
+        case .temporary(let uuid): text = "x-coredata:///\(entity.name)/t\(uuid.uuidString)"
+        }
+        // Entity names are identifiers and UUIDs are hex, so the text is always a valid URL.
+        return URL(string: text) ?? URL(fileURLWithPath: "/")
+    }
+
+    /// The parts of an object URI, checked for form only; the coordinator resolves them.
+    public struct URIParts: Equatable, Sendable {
+        public var storeIdentifier: String
+        public var entityName: String
+        public var primaryKey: Int64
+    }
+
+    /// Splits `x-coredata://<STORE>/<Entity>/p<pk>`, or says why it cannot.
+    public static func parse(uri: URL) throws -> URIParts {
+        let text = uri.absoluteString
+        let prefix = "x-coredata://"
+        guard text.hasPrefix(prefix) else {
+            throw ObjectIDError("not an x-coredata URI", uri: text)
+        }
+        let parts = text.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
+            throw ObjectIDError("expected x-coredata://<store>/<entity>/p<key>", uri: text)
+        }
+        guard parts[2].hasPrefix("p"), let pk = Int64(parts[2].dropFirst()), pk > 0 else {
+            throw ObjectIDError("the object key must be 'p' followed by a positive number", uri: text)
+        }
+        return URIParts(storeIdentifier: String(parts[0]), entityName: String(parts[1]), primaryKey: pk)
+    }
+
+    public var description: String { uriRepresentation().absoluteString }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.key == rhs.key && lhs.storeIdentifier == rhs.storeIdentifier
+            && lhs.entity.rootEntity === rhs.entity.rootEntity
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(storeIdentifier)
+    }
+}
+
+/// A URI that does not name an object.
+public struct ObjectIDError: Error, CustomStringConvertible {
+    public var reason: String
+    public var uri: String
+    init(_ reason: String, uri: String) { self.reason = reason; self.uri = uri }
+    public var description: String { "\(uri): \(reason)" }
+}

@@ -1,0 +1,12 @@
+// Temporary until the predicate language lands: the minimal surface the fetch path uses.
+public struct QueryPredicate: Sendable, Equatable {
+    public var predicateFormat: String
+    public init(format: String) { predicateFormat = format }
+    public func evaluate(with object: Any?) throws -> Bool { true }
+}
+
+enum FetchedPropertySupport {
+    static func predicate(format: String, source: ManagedObject) throws -> QueryPredicate {
+        QueryPredicate(format: format)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// A store that keeps rows in memory only: for tests, caches and scratch graphs. Predicates are
+/// evaluated by the context against the objects.
+final class InMemoryStore: PersistentStore, @unchecked Sendable {
+    private var rowsByID: [ManagedObjectID: StoreRow] = [:]
+    private var nextKey: [ObjectIdentifier: Int64] = [:]
+
+    init(url: URL?, configurationName: String?, options: [String: any Sendable], model: ManagedObjectModel) {
+        super.init(type: .inMemory, url: url, configurationName: configurationName, options: options, model: model)
+        metadata = ["NSStoreType": StoreType.inMemory.rawValue, "NSStoreUUID": identifier]
+    }
+
+    override var evaluatesPredicates: Bool { false }
+
+    override func fetchRows(_ fetch: StoreFetch) throws -> [StoreRow] {
+        let entities = Set(fetch.entities.map(ObjectIdentifier.init))
+        return rowsByID.values.filter { entities.contains(ObjectIdentifier($0.id.entity)) }
+            .sorted { ($0.id.primaryKey ?? 0) < ($1.id.primaryKey ?? 0) }
+            .map(faultedToMany)
+    }
+
+    override func rows(for ids: [ManagedObjectID]) throws -> [StoreRow] {
+        ids.compactMap { rowsByID[$0] }.map(faultedToMany)
+    }
+
+    private func faultedToMany(_ row: StoreRow) -> StoreRow { row }
+
+    override func relatedIDs(of id: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
+        guard let row = rowsByID[id], let index = id.entity.index(of: relationship.name),
+              case .loaded(let ids)? = row.values[index] as? ToManySlot else { return [] }
+        return ids
+    }
+
+    override func save(_ changes: SaveChanges) throws -> [ManagedObjectID: ManagedObjectID] {
+        var conflicts: [ManagedObjectID] = []
+        for snapshot in changes.updated + changes.deleted where rowsByID[snapshot.id]?.version != snapshot.version {
+            conflicts.append(snapshot.id)
+        }
+        if !conflicts.isEmpty { throw PersistenceError.conflict(objects: conflicts) }
+        let mapping = try obtainPermanentIDs(for: changes.inserted.map(\.id))
+        func resolved(_ values: [Any?]) -> [Any?] {
+            values.map { value in
+                if let id = value as? ManagedObjectID { return mapping[id] ?? id }
+                if case .loaded(let ids)? = value as? ToManySlot { return ToManySlot.loaded(ids.map { mapping[$0] ?? $0 }) }
+                return value
+            }
+        }
+        for snapshot in changes.deleted { rowsByID[snapshot.id] = nil }
+        for snapshot in changes.inserted {
+            let id = mapping[snapshot.id] ?? snapshot.id
+            rowsByID[id] = StoreRow(id: id, version: 1, values: resolved(snapshot.values))
+        }
+        for snapshot in changes.updated {
+            rowsByID[snapshot.id] = StoreRow(id: snapshot.id, version: snapshot.version + 1, values: resolved(snapshot.values))
+        }
+        return mapping
+    }
+
+    override func obtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] {
+        var mapping: [ManagedObjectID: ManagedObjectID] = [:]
+        for id in ids where id.isTemporaryID {
+            let root = ObjectIdentifier(id.entity.rootEntity)
+            let key = (nextKey[root] ?? 0) + 1
+            nextKey[root] = key
+            mapping[id] = objectID(entity: id.entity, primaryKey: key)
+        }
+        return mapping
+    }
+}

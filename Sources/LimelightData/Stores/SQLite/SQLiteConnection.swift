@@ -1,0 +1,156 @@
+import Foundation
+import CSQLite
+
+/// SQLite's value for "copy the bytes now", which the C macro SQLITE_TRANSIENT does not export.
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// One SQLite database connection with a prepared-statement cache.
+///
+/// Not thread-safe by itself: the store that owns it serializes access.
+final class SQLiteConnection {
+    let path: String
+    private(set) var handle: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+    /// `LIMELIGHT_SQL_DEBUG`: 1 logs statements and times to stderr, 2 adds bound values.
+    let debugLevel = Int(ProcessInfo.processInfo.environment["LIMELIGHT_SQL_DEBUG"] ?? "") ?? 0
+
+    init(path: String, readOnly: Bool) throws {
+        self.path = path
+        let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
+        handle = db
+        guard rc == SQLITE_OK else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close(db)
+            handle = nil
+            throw PersistenceError.store(path: path, reason: message)
+        }
+        sqlite3_busy_timeout(db, 5000)
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit { close() }
+
+    func close() {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements = [:]
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    var lastError: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "closed" }
+
+    func error(_ context: String) -> PersistenceError {
+        .store(path: path, reason: "\(context): \(lastError)")
+    }
+
+    /// Runs SQL that returns no rows (may contain several statements).
+    func execute(_ sql: String) throws {
+        let start = debugLevel > 0 ? Date() : nil
+        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw error(sql) }
+        if let start { log(sql, start: start, values: []) }
+    }
+
+    /// A cached prepared statement, reset and with its bindings cleared.
+    func prepare(_ sql: String) throws -> OpaquePointer {
+        if let cached = statements[sql] {
+            sqlite3_reset(cached)
+            sqlite3_clear_bindings(cached)
+            return cached
+        }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK,
+              let statement else {
+            throw error("cannot prepare \(sql)")
+        }
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs a statement with `values` bound, calling `row` for every result row.
+    func query(_ sql: String, _ values: [SQLiteValue] = [], row: (OpaquePointer) throws -> Void) throws {
+        let start = debugLevel > 0 ? Date() : nil
+        let statement = try prepare(sql)
+        defer { sqlite3_reset(statement) }
+        try bind(values, to: statement)
+        while true {
+            let rc = sqlite3_step(statement)
+            if rc == SQLITE_ROW { try row(statement); continue }
+            if rc == SQLITE_DONE { break }
+            throw error("executing \(sql)")
+        }
+        if let start { log(sql, start: start, values: values) }
+    }
+
+    /// Runs a statement that returns no rows; returns the number of rows changed.
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLiteValue] = []) throws -> Int {
+        try query(sql, values) { _ in }
+        return Int(sqlite3_changes(handle))
+    }
+
+    func bind(_ values: [SQLiteValue], to statement: OpaquePointer) throws {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(statement, index)
+            case .integer(let v): rc = sqlite3_bind_int64(statement, index, v)
+            case .real(let v): rc = sqlite3_bind_double(statement, index, v)
+            case .text(let v): rc = sqlite3_bind_text(statement, index, v, -1, sqliteTransient)
+            case .blob(let v):
+                rc = v.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), sqliteTransient) }
+            }
+            guard rc == SQLITE_OK else { throw error("binding value \(offset + 1)") }
+        }
+    }
+
+    func scalarInt(_ sql: String, _ values: [SQLiteValue] = []) throws -> Int64? {
+        var result: Int64?
+        try query(sql, values) { statement in
+            if sqlite3_column_type(statement, 0) != SQLITE_NULL { result = sqlite3_column_int64(statement, 0) }
+        }
+        return result
+    }
+
+    private func log(_ sql: String, start: Date, values: [SQLiteValue]) {
+        let ms = String(format: "%.3f", Date().timeIntervalSince(start) * 1000)
+        var line = "sql: \(sql) (\(ms) ms)"
+        if debugLevel >= 2, !values.isEmpty { line += " values: \(values)" }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}
+
+/// A value as SQLite stores it.
+enum SQLiteValue: CustomStringConvertible {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob(Data)
+
+    var description: String {
+        switch self {
+        case .null: return "NULL"
+        case .integer(let v): return String(v)
+        case .real(let v): return String(v)
+        case .text(let v): return "'\(v)'"
+        case .blob(let v): return "<\(v.count) bytes>"
+        }
+    }
+
+    /// Reads column `index` of the current row.
+    init(statement: OpaquePointer, column index: Int32) {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_INTEGER: self = .integer(sqlite3_column_int64(statement, index))
+        case SQLITE_FLOAT: self = .real(sqlite3_column_double(statement, index))
+        case SQLITE_TEXT: self = .text(sqlite3_column_text(statement, index).map { String(cString: $0) } ?? "")
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(statement, index))
+            if count > 0, let bytes = sqlite3_column_blob(statement, index) { self = .blob(Data(bytes: bytes, count: count)) }
+            else { self = .blob(Data()) }
+        default: self = .null
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import CSQLite
+
+/// Decides whether an existing store fits a model, without trusting version hashes: stores whose
+/// hashes came from another implementation (Core Data's) open when their tables and columns fit.
+enum SQLiteSchemaCheck {
+    /// Maps the store's entity numbers onto the model's entities.
+    ///
+    /// `Z_PRIMARYKEY.Z_NAME` keeps an entity's old name after a rename, so a name that is not in the
+    /// model is matched through the entities' renaming identifiers, and then through the position
+    /// in the inheritance tree (same parent, one unmatched candidate).
+    static func matchEntities(model: ManagedObjectModel, storeEntities: [(number: Int, name: String, parent: Int)],
+                              path: String) throws -> [String: Int] {
+        var result: [String: Int] = [:]
+        var unmatched: [(number: Int, name: String, parent: Int)] = []
+        for row in storeEntities {
+            if let entity = model.entity(named: row.name) {
+                result[entity.name] = row.number
+            } else if let renamed = model.entities.first(where: { $0.renamingIdentifier == row.name && result[$0.name] == nil }) {
+                result[renamed.name] = row.number
+            } else {
+                unmatched.append(row)
+            }
+        }
+        let numberToName = Dictionary(uniqueKeysWithValues: result.map { ($1, $0) })
+        for row in unmatched {
+            let parentName = row.parent == 0 ? nil : numberToName[row.parent]
+            let candidates = model.entities.filter { result[$0.name] == nil && $0.superentity?.name == parentName }
+            if candidates.count == 1, let entity = candidates.first { result[entity.name] = row.number }
+        }
+        let missing = model.entities.filter { result[$0.name] == nil }.map(\.name)
+        if !missing.isEmpty {
+            var differences = missing.map { "entity \($0) is not in the store" }
+            differences += unmatched.filter { row in !result.values.contains(row.number) }.map { "the store has entity \($0.name), not in the model" }
+            throw PersistenceError.incompatibleModel(path: path, differences: differences)
+        }
+        return result
+    }
+
+    /// Checks that every table and column the model needs exists.
+    static func verifyColumns(schema: SQLiteSchema, connection: SQLiteConnection, path: String) throws {
+        var differences: [String] = []
+        for table in schema.tables.values.sorted(by: { $0.name < $1.name }) {
+            let existing = try columns(of: table.name, connection: connection)
+            if existing.isEmpty {
+                differences.append("table \(table.name) (entity \(table.root.name)) is missing")
+                continue
+            }
+            for column in table.columns where !existing.contains(column) {
+                // The destination-entity column of a to-one is optional: older layouts omit it.
+                if column.range(of: #"^Z\d+_"#, options: .regularExpression) != nil { continue }
+                differences.append("table \(table.name) has no column \(column)")
+            }
+        }
+        for join in schema.joinTables {
+            let existing = try columns(of: join.name, connection: connection)
+            if existing.isEmpty { differences.append("join table \(join.name) is missing") }
+        }
+        if !differences.isEmpty { throw PersistenceError.incompatibleModel(path: path, differences: differences) }
+    }
+
+    static func columns(of table: String, connection: SQLiteConnection) throws -> Set<String> {
+        var result: Set<String> = []
+        try connection.query("SELECT name FROM pragma_table_info(?)", [.text(table)]) { row in
+            if let text = sqlite3_column_text(row, 0) { result.insert(String(cString: text)) }
+        }
+        return result
+    }
+}
+
+/// Takes part in an SQLite store's saves: called inside the transaction (to journal work that
+/// must commit with the data) and after commit (to carry it out).
+protocol SQLiteSaveParticipant: AnyObject {
+    func storeDidOpen(_ store: SQLiteStore) throws
+    func willCommit(_ changes: SaveChanges, mapping: [ManagedObjectID: ManagedObjectID], store: SQLiteStore) throws
+    func didCommit(store: SQLiteStore)
+}

@@ -1,0 +1,204 @@
+import Foundation
+import CSQLite
+
+extension SQLiteStore {
+    /// Where each of an entity's properties is in a `SELECT *`-style row of its table.
+    struct RowLayout {
+        enum Slot {
+            case attribute(AttributeDescription, column: Int32)
+            case toOne(RelationshipDescription, column: Int32, typeColumn: Int32?)
+            case toMany
+            case none
+        }
+        let slots: [Slot]
+    }
+
+    func layout(for entity: EntityDescription, table: SQLiteSchema.Table) -> RowLayout {
+        RowLayout(slots: entity.properties.map { property in
+            if let relationship = property as? RelationshipDescription {
+                if relationship.isToMany { return .toMany }
+                guard let position = table.columnIndex[schema.column(for: relationship)] else { return .none }
+                let typeColumn = schema.typeColumn(for: relationship).flatMap { table.columnIndex[$0] }.map { Int32($0 + 3) }
+                return .toOne(relationship, column: Int32(position + 3), typeColumn: typeColumn)
+            }
+            guard let attribute = property as? AttributeDescription, SQLiteSchema.isStoredInRow(attribute),
+                  let position = table.columnIndex[schema.column(for: attribute)] else { return .none }
+            return .attribute(attribute, column: Int32(position + 3))
+        })
+    }
+
+    func selectList(_ table: SQLiteSchema.Table, alias: String = "t0") -> String {
+        (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns).map { "\(alias).\($0)" }.joined(separator: ", ")
+    }
+
+    func decode(_ statement: OpaquePointer, table: SQLiteSchema.Table, layouts: inout [ObjectIdentifier: RowLayout]) -> StoreRow? {
+        let pk = sqlite3_column_int64(statement, 0)
+        let number = Int(sqlite3_column_int64(statement, 1))
+        guard let entity = schema.entitiesByNumber[number] else { return nil }
+        let key = ObjectIdentifier(entity)
+        let layout = layouts[key] ?? layout(for: entity, table: table)
+        layouts[key] = layout
+        var values = [Any?](repeating: nil, count: layout.slots.count)
+        for (index, slot) in layout.slots.enumerated() {
+            switch slot {
+            case .attribute(let attribute, let column):
+                values[index] = SQLiteValueMapping.swiftValue(SQLiteValue(statement: statement, column: column), for: attribute)
+            case .toOne(let relationship, let column, let typeColumn):
+                guard sqlite3_column_type(statement, column) != SQLITE_NULL,
+                      var destination = relationship.destinationEntity else { continue }
+                if let typeColumn, sqlite3_column_type(statement, typeColumn) != SQLITE_NULL,
+                   let actual = schema.entitiesByNumber[Int(sqlite3_column_int64(statement, typeColumn))] {
+                    destination = actual
+                }
+                values[index] = objectID(entity: destination, primaryKey: sqlite3_column_int64(statement, column))
+            case .toMany:
+                values[index] = ToManySlot.fault
+            case .none:
+                continue
+            }
+        }
+        return StoreRow(id: objectID(entity: entity, primaryKey: pk), version: sqlite3_column_int64(statement, 2), values: values)
+    }
+
+    func entityFilter(_ entities: [EntityDescription], table: SQLiteSchema.Table) -> String? {
+        let all = table.root.selfAndDescendants
+        if entities.count == all.count { return nil }
+        return "t0.Z_ENT IN (\(entities.map { String(schema.number(of: $0)) }.joined(separator: ", ")))"
+    }
+
+    /// ORDER BY for sort descriptors on the entity's own stored attributes; `nil` when one of them
+    /// needs in-memory sorting.
+    func orderBy(_ descriptors: [QuerySortDescriptor], entity: EntityDescription, table: SQLiteSchema.Table) -> String?? {
+        guard !descriptors.isEmpty else { return .some(nil) }
+        var terms: [String] = []
+        for descriptor in descriptors {
+            guard let attribute = entity.property(named: descriptor.key) as? AttributeDescription,
+                  SQLiteSchema.isStoredInRow(attribute), table.columnIndex[schema.column(for: attribute)] != nil else { return nil }
+            var term = "t0." + schema.column(for: attribute)
+            switch descriptor.comparison {
+            case .standard: break
+            case .caseInsensitive: term = "LL_FOLD(\(term), 1)"
+            case .localized: term = "LL_FOLD(\(term), 3)"
+            }
+            terms.append(term + (descriptor.ascending ? "" : " DESC"))
+        }
+        return .some("ORDER BY " + terms.joined(separator: ", "))
+    }
+
+    func sqliteFetchRows(_ fetch: StoreFetch) throws -> [StoreRow] {
+        guard let table = schema.table(for: fetch.entity) else { return [] }
+        let db = try db()
+        var clauses: [String] = []
+        var bindings: [SQLiteValue] = []
+        if let filter = entityFilter(fetch.entities, table: table) { clauses.append(filter) }
+        if let predicate = fetch.request.predicate {
+            let translated = try SQLPredicateTranslator(schema: schema, entity: fetch.entity).translate(predicate)
+            clauses.append(translated.sql)
+            bindings += translated.bindings
+        }
+        var sql = "SELECT \(selectList(table)) FROM \(table.name) t0"
+        if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
+        let order = orderBy(fetch.request.sortDescriptors, entity: fetch.entity, table: table)
+        if case .some(.some(let clause)) = order { sql += " " + clause }
+        let sortsInSQL = order != nil
+        if sortsInSQL, fetch.request.fetchLimit > 0 || fetch.request.fetchOffset > 0 {
+            sql += " LIMIT \(fetch.request.fetchLimit > 0 ? fetch.request.fetchLimit : -1) OFFSET \(fetch.request.fetchOffset)"
+        }
+        var rows: [StoreRow] = []
+        var layouts: [ObjectIdentifier: RowLayout] = [:]
+        try db.query(sql, bindings) { statement in
+            if let row = decode(statement, table: table, layouts: &layouts) { rows.append(row) }
+        }
+        guard sortsInSQL else { return try sortInMemory(rows, fetch: fetch) }
+        return rows
+    }
+
+    private func sortInMemory(_ rows: [StoreRow], fetch: StoreFetch) throws -> [StoreRow] {
+        // Key paths through relationships: order by values read from rows, resolving to-ones here.
+        let keyed = try rows.map { row in (row, try fetch.request.sortDescriptors.map { try sortValue(row, keyPath: $0.key) }) }
+        let sorted = keyed.sorted { left, right in
+            for (position, descriptor) in fetch.request.sortDescriptors.enumerated() {
+                let result = ValueOrdering.compare(left.1[position], right.1[position], comparison: descriptor.comparison)
+                if result == .orderedSame { continue }
+                return descriptor.ascending ? result == .orderedAscending : result == .orderedDescending
+            }
+            return false
+        }.map(\.0)
+        let start = min(fetch.request.fetchOffset, sorted.count)
+        let end = fetch.request.fetchLimit > 0 ? min(sorted.count, start + fetch.request.fetchLimit) : sorted.count
+        return Array(sorted[start..<end])
+    }
+
+    private func sortValue(_ row: StoreRow, keyPath: String) throws -> Any? {
+        var current: StoreRow? = row
+        let components = keyPath.split(separator: ".").map(String.init)
+        for (offset, component) in components.enumerated() {
+            guard let row = current, let index = row.id.entity.index(of: component) else { return nil }
+            let value = row.values[index]
+            if offset == components.count - 1 { return value is ManagedObjectID ? nil : value }
+            guard let id = value as? ManagedObjectID else { return nil }
+            current = try rows(for: [id]).first
+        }
+        return nil
+    }
+
+    func sqliteFetchCount(_ fetch: StoreFetch) throws -> Int {
+        guard let table = schema.table(for: fetch.entity) else { return 0 }
+        var clauses: [String] = []
+        var bindings: [SQLiteValue] = []
+        if let filter = entityFilter(fetch.entities, table: table) { clauses.append(filter) }
+        if let predicate = fetch.request.predicate {
+            let translated = try SQLPredicateTranslator(schema: schema, entity: fetch.entity).translate(predicate)
+            clauses.append(translated.sql)
+            bindings += translated.bindings
+        }
+        var sql = "SELECT count(*) FROM \(table.name) t0"
+        if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
+        var count = Int(try db().scalarInt(sql, bindings) ?? 0)
+        count = max(0, count - fetch.request.fetchOffset)
+        return fetch.request.fetchLimit > 0 ? min(count, fetch.request.fetchLimit) : count
+    }
+
+    func sqliteRows(for ids: [ManagedObjectID]) throws -> [StoreRow] {
+        let db = try db()
+        var rows: [StoreRow] = []
+        var layouts: [ObjectIdentifier: RowLayout] = [:]
+        let byTable = Dictionary(grouping: ids.compactMap { id in id.primaryKey.map { (id, $0) } }) { ObjectIdentifier($0.0.entity.rootEntity) }
+        for group in byTable.values {
+            guard let first = group.first, let table = schema.table(for: first.0.entity) else { continue }
+            for chunk in stride(from: 0, to: group.count, by: 500) {
+                let keys = group[chunk..<min(group.count, chunk + 500)].map(\.1)
+                let sql = keys.count == 1
+                    ? "SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK = ?"
+                    : "SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK IN (\(keys.map { String($0) }.joined(separator: ",")))"
+                try db.query(sql, keys.count == 1 ? [.integer(keys[0])] : []) { statement in
+                    if let row = decode(statement, table: table, layouts: &layouts) { rows.append(row) }
+                }
+            }
+        }
+        return rows
+    }
+
+    func sqliteRelatedIDs(of id: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
+        guard let pk = id.primaryKey, let destination = relationship.destinationEntity,
+              let destinationTable = schema.table(for: destination) else { return [] }
+        let db = try db()
+        var result: [ManagedObjectID] = []
+        if let join = schema.joinTable(for: relationship) {
+            let sql = "SELECT d.Z_PK, d.Z_ENT FROM \(join.name) j JOIN \(destinationTable.name) d ON d.Z_PK = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) = ? ORDER BY d.Z_PK"
+            try db.query(sql, [.integer(pk)]) { statement in
+                if let entity = schema.entitiesByNumber[Int(sqlite3_column_int64(statement, 1))] {
+                    result.append(objectID(entity: entity, primaryKey: sqlite3_column_int64(statement, 0)))
+                }
+            }
+        } else if let inverse = relationship.inverseRelationship {
+            let sql = "SELECT Z_PK, Z_ENT FROM \(destinationTable.name) WHERE \(schema.column(for: inverse)) = ? ORDER BY Z_PK"
+            try db.query(sql, [.integer(pk)]) { statement in
+                if let entity = schema.entitiesByNumber[Int(sqlite3_column_int64(statement, 1))], entity.isKind(of: destination) {
+                    result.append(objectID(entity: entity, primaryKey: sqlite3_column_int64(statement, 0)))
+                }
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import CSQLite
+
+/// A store in an SQLite file, in Core Data's layout: stores written by Core Data open here, and
+/// stores written here look familiar to Core Data tools.
+final class SQLiteStore: PersistentStore, @unchecked Sendable {
+    var connection: SQLiteConnection?
+    var schema: SQLiteSchema
+    /// Called inside each save's transaction and after its commit (marker files use these).
+    var saveParticipants: [SQLiteSaveParticipant] = []
+
+    init(url: URL, configurationName: String?, options: [String: any Sendable], model: ManagedObjectModel) {
+        schema = SQLiteSchema(model: model)
+        super.init(type: .sqlite, url: url, configurationName: configurationName, options: options, model: model)
+    }
+
+    var path: String { url?.path ?? "" }
+
+    func db() throws -> SQLiteConnection {
+        guard let connection else { throw PersistenceError.store(path: path, reason: "the store is closed") }
+        return connection
+    }
+
+    override func load() throws {
+        let exists = FileManager.default.fileExists(atPath: path)
+        if !exists && isReadOnly { throw PersistenceError.store(path: path, reason: "no such store (opened read-only)") }
+        if exists { try Self.checkHeader(path) }
+        if !exists {
+            try FileManager.default.createDirectory(at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+        let connection = try SQLiteConnection(path: path, readOnly: isReadOnly)
+        self.connection = connection
+        do {
+            if !isReadOnly { try connection.execute("PRAGMA journal_mode=WAL") }
+            let hasTables = try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'Z_PRIMARYKEY'") ?? 0
+            if hasTables == 0 {
+                guard !isReadOnly else { throw PersistenceError.store(path: path, reason: "not a Core Data store (no Z_PRIMARYKEY table)") }
+                try create(connection)
+            } else {
+                try open(connection)
+            }
+            try SQLiteFunctions.register(on: connection)
+            for participant in saveParticipants { try participant.storeDidOpen(self) }
+        } catch {
+            connection.close()
+            self.connection = nil
+            throw error
+        }
+    }
+
+    override func fetchRows(_ fetch: StoreFetch) throws -> [StoreRow] { try sqliteFetchRows(fetch) }
+    override func fetchCount(_ fetch: StoreFetch) throws -> Int { try sqliteFetchCount(fetch) }
+    override func rows(for ids: [ManagedObjectID]) throws -> [StoreRow] { try sqliteRows(for: ids) }
+    override func relatedIDs(of id: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
+        try sqliteRelatedIDs(of: id, relationship: relationship)
+    }
+    override func save(_ changes: SaveChanges) throws -> [ManagedObjectID: ManagedObjectID] { try sqliteSave(changes) }
+    override func obtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] {
+        try sqliteObtainPermanentIDs(for: ids)
+    }
+
+    override func close() {
+        connection?.close()
+        connection = nil
+    }
+
+    /// Refuses files that are not SQLite databases before SQLite touches them.
+    static func checkHeader(_ path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw PersistenceError.store(path: path, reason: "cannot read the file")
+        }
+        defer { try? handle.close() }
+        let header = handle.readData(ofLength: 16)
+        if header.isEmpty { return }
+        guard header.count == 16, header == Data("SQLite format 3\0".utf8) else {
+            throw PersistenceError.store(path: path, reason: "not an SQLite database (bad file header)")
+        }
+    }
+
+    private func create(_ db: SQLiteConnection) throws {
+        try db.execute("BEGIN IMMEDIATE")
+        do {
+            for statement in schema.creationSQL() { try db.execute(statement) }
+            for entity in model.entities {
+                try db.run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)", [
+                    .integer(Int64(schema.number(of: entity))), .text(entity.name),
+                    .integer(Int64(entity.superentity.map { schema.number(of: $0) } ?? 0)),
+                ])
+            }
+            metadata = [
+                "NSStoreType": "SQLite",
+                "NSStoreUUID": identifier,
+                "NSStoreModelVersionHashes": model.entityVersionHashesByName,
+                "NSStoreModelVersionIdentifiers": Array(model.versionIdentifiers).sorted(),
+                "NSStoreModelVersionHashesVersion": 3,
+                "NSPersistenceFrameworkVersion": 1,
+                "LimelightVersion": LimelightData.version,
+                "_NSAutoVacuumLevel": "2",
+            ]
+            try writeMetadata(db)
+            try db.execute("COMMIT")
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private func open(_ db: SQLiteConnection) throws {
+        var plistData: Data?
+        var uuid: String?
+        do {
+            try db.query("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1") { row in
+                if case .text(let text) = SQLiteValue(statement: row, column: 0) { uuid = text }
+                if case .blob(let data) = SQLiteValue(statement: row, column: 1) { plistData = data }
+            }
+        } catch {
+            throw PersistenceError.store(path: path, reason: "the store is corrupt or not a Core Data store: \(error)")
+        }
+        guard let uuid else { throw PersistenceError.store(path: path, reason: "Z_METADATA has no store UUID") }
+        identifier = uuid
+        if let plistData {
+            guard let plist = try? PropertyListSerialization.propertyList(from: plistData, format: nil) as? [String: Any] else {
+                throw PersistenceError.store(path: path, reason: "Z_METADATA.Z_PLIST is not a property list")
+            }
+            metadata = plist
+        }
+        metadata["NSStoreUUID"] = uuid
+        var numbers: [String: Int] = [:]
+        var storeEntities: [(number: Int, name: String, parent: Int)] = []
+        try db.query("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY") { row in
+            let number = Int(sqlite3_column_int64(row, 0))
+            let name = sqlite3_column_text(row, 1).map { String(cString: $0) } ?? ""
+            storeEntities.append((number, name, Int(sqlite3_column_int64(row, 2))))
+        }
+        numbers = try SQLiteSchemaCheck.matchEntities(model: model, storeEntities: storeEntities, path: path)
+        schema = SQLiteSchema(model: model, entityNumbers: numbers)
+        try SQLiteSchemaCheck.verifyColumns(schema: schema, connection: db, path: path)
+    }
+
+    func writeMetadata(_ db: SQLiteConnection) throws {
+        var plist = metadata
+        plist["NSStoreUUID"] = nil
+        let data: Data
+        do {
+            data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+        } catch {
+            throw PersistenceError.store(path: path, reason: "cannot encode metadata: \(error)")
+        }
+        try db.run("INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", [.text(identifier), .blob(data)])
+    }
+
+    override func setMetadata(_ metadata: [String: Any]) throws {
+        var merged = metadata
+        merged["NSStoreUUID"] = identifier
+        self.metadata = merged
+        guard !isReadOnly else { throw PersistenceError.store(path: path, reason: "the store is read-only") }
+        try writeMetadata(try db())
+    }
+
+    /// Reads a store's metadata without opening it as a store.
+    static func readMetadata(at url: URL) throws -> [String: Any] {
+        try checkHeader(url.path)
+        let db = try SQLiteConnection(path: url.path, readOnly: true)
+        defer { db.close() }
+        var result: [String: Any] = [:]
+        try db.query("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1") { row in
+            if case .blob(let data) = SQLiteValue(statement: row, column: 1),
+               let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] {
+                result = plist
+            }
+            if case .text(let uuid) = SQLiteValue(statement: row, column: 0) { result["NSStoreUUID"] = uuid }
+        }
+        return result
+    }
+}

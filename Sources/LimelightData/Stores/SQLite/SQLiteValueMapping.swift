@@ -1,0 +1,114 @@
+import Foundation
+
+/// Converts attribute values between their Swift types and SQLite's storage classes, as Core Data
+/// stores them: dates as seconds since 2001-01-01, UUIDs as 16-byte blobs, booleans as 0/1.
+enum SQLiteValueMapping {
+    static func sqlValue(_ value: Any?, for attribute: AttributeDescription) throws -> SQLiteValue {
+        guard let value else { return .null }
+        switch attribute.attributeType {
+        case .integer16, .integer32, .integer64, .boolean:
+            guard let int = AttributeValueCoercion.integer(value) else { return mismatch(value, attribute) }
+            return .integer(int)
+        case .double, .float:
+            guard let double = AttributeValueCoercion.double(value) else { return mismatch(value, attribute) }
+            return .real(double)
+        case .decimal:
+            if let decimal = value as? Decimal { return .text("\(decimal)") }
+            guard let double = AttributeValueCoercion.double(value) else { return mismatch(value, attribute) }
+            return .real(double)
+        case .string: return .text(value as? String ?? "\(value)")
+        case .date:
+            guard let date = value as? Date else { return mismatch(value, attribute) }
+            return .real(date.timeIntervalSinceReferenceDate)
+        case .binaryData:
+            guard let data = value as? Data else { return mismatch(value, attribute) }
+            return .blob(data)
+        case .uuid:
+            guard let uuid = value as? UUID else { return mismatch(value, attribute) }
+            return .blob(withUnsafeBytes(of: uuid.uuid) { Data($0) })
+        case .uri:
+            guard let url = value as? URL else { return mismatch(value, attribute) }
+            return .text(url.absoluteString)
+        case .objectID:
+            guard let id = value as? ManagedObjectID else { return mismatch(value, attribute) }
+            return .text(id.uriRepresentation().absoluteString)
+        case .transformable, .undefined:
+            if let name = attribute.valueTransformerName, let transformer = ValueTransformerRegistry.shared.transformer(named: name) {
+                return .blob(try transformer.encode(value))
+            }
+            if let data = value as? Data { return .blob(data) }
+            throw PersistenceError.invalidRequest(
+                "\(attribute.entity?.name ?? "?").\(attribute.name): no value transformer registered as '\(attribute.valueTransformerName ?? "")' for \(type(of: value))")
+        }
+    }
+
+    private static func mismatch(_ value: Any, _ attribute: AttributeDescription) -> SQLiteValue {
+        // Validation reports wrong types before a save reaches the store; store nothing rather than
+        // something of the wrong type if a caller bypassed it.
+        .null
+    }
+
+    static func swiftValue(_ value: SQLiteValue, for attribute: AttributeDescription) -> Any? {
+        if case .null = value { return nil }
+        switch attribute.attributeType {
+        case .integer16: if let int = integer(value) { return Int16(truncatingIfNeeded: int) }
+        case .integer32: if let int = integer(value) { return Int32(truncatingIfNeeded: int) }
+        case .integer64: return integer(value)
+        case .boolean: return integer(value).map { $0 != 0 }
+        case .double: return double(value)
+        case .float: return double(value).map { Float($0) }
+        case .decimal:
+            switch value {
+            case .text(let text): return Decimal(string: text)
+            case .integer(let int): return Decimal(int)
+            case .real(let real): return Decimal(real)
+            default: return nil
+            }
+        case .string, .uri:
+            let text: String
+            switch value {
+            case .text(let t): text = t
+            case .integer(let i): text = String(i)
+            case .real(let r): text = String(r)
+            case .blob(let b): text = String(decoding: b, as: UTF8.self)
+            case .null: return nil
+            }
+            return attribute.attributeType == .uri ? URL(string: text) : text
+        case .date: return double(value).map { Date(timeIntervalSinceReferenceDate: $0) }
+        case .binaryData: if case .blob(let data) = value { return data }
+        case .uuid:
+            if case .blob(let data) = value, data.count == 16 {
+                let b = [UInt8](data)
+                return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+            }
+            if case .text(let text) = value { return UUID(uuidString: text) }
+        case .objectID:
+            if case .text(let text) = value { return URL(string: text) }
+        case .transformable, .undefined:
+            guard case .blob(let data) = value else { return nil }
+            if let name = attribute.valueTransformerName, let transformer = ValueTransformerRegistry.shared.transformer(named: name) {
+                return try? transformer.decode(data)
+            }
+            return data
+        }
+        return nil
+    }
+
+    static func integer(_ value: SQLiteValue) -> Int64? {
+        switch value {
+        case .integer(let v): return v
+        case .real(let v): return Int64(exactly: v.rounded())
+        case .text(let t): return Int64(t)
+        default: return nil
+        }
+    }
+
+    static func double(_ value: SQLiteValue) -> Double? {
+        switch value {
+        case .integer(let v): return Double(v)
+        case .real(let v): return v
+        case .text(let t): return Double(t)
+        default: return nil
+        }
+    }
+}
