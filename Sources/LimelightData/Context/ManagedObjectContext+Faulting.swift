@@ -5,6 +5,11 @@ extension ManagedObjectContext {
     /// problem is reported by the next save.
     func fireFault(_ object: ManagedObject) {
         guard object.faultFlag else { return }
+        if let row = object.cachedRow {
+            object.cachedRow = nil
+            register(row: row)
+            return
+        }
         object.faultFlag = false
         object.values = Array(repeating: nil, count: object.entity.properties.count)
         guard let coordinator = persistentStoreCoordinator else { return }
@@ -70,6 +75,7 @@ extension ManagedObjectContext {
         updatedSet.remove(object)
         object.updatedFlag = false
         object.faultFlag = true
+        object.cachedRow = nil
         object.values = Array(repeating: nil, count: object.entity.properties.count)
         object.committedValues = nil
         object.didTurnIntoFault()

@@ -11,7 +11,7 @@ extension ManagedObjectContext {
         try coordinator.withStores {
             for store in coordinator.stores(for: request) {
                 let rows = try store.fetchRows(pending ? StoreFetch(request: request.withoutPaging(), entity: entity) : fetch)
-                for row in rows { objects.append(register(row: row)) }
+                for row in rows { objects.append(register(row: row, asFault: request.returnsObjectsAsFaults)) }
             }
         }
         if coordinator.stores(for: request).count > 1 || pending {

@@ -108,9 +108,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Makes a store row a registered object, keeping local changes of an already registered one.
     @discardableResult
-    func register(row: StoreRow) -> ManagedObject {
+    func register(row: StoreRow, asFault: Bool = false) -> ManagedObject {
         let object = object(with: row.id)
-        if object.faultFlag {
+        if object.faultFlag && asFault {
+            object.cachedRow = row
+        } else if object.faultFlag {
+            object.cachedRow = nil
             object.values = row.values
             object.committedValues = row.values
             object.storeVersion = row.version

@@ -19,6 +19,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The row's `Z_OPT` when it was read: the optimistic-locking version.
     var storeVersion: Int64 = 0
     var faultFlag = false
+    /// Row data fetched with the object but not yet turned into values (Core Data's row cache):
+    /// the object stays a fault until touched, and firing it then needs no query.
+    var cachedRow: StoreRow?
     var insertedFlag = false
     var deletedFlag = false
     var updatedFlag = false

@@ -1,3 +1,4 @@
+import Foundation
 // Temporary until the predicate language lands: the minimal surface the fetch path uses.
 public struct QueryPredicate: Sendable, Equatable {
     public var predicateFormat: String
@@ -9,4 +10,10 @@ enum FetchedPropertySupport {
     static func predicate(format: String, source: ManagedObject) throws -> QueryPredicate {
         QueryPredicate(format: format)
     }
+}
+
+// Temporary until the model XML reader and writer land.
+extension ManagedObjectModel {
+    convenience init(contentsOf url: URL) throws { throw ModelError("model files are not readable yet", at: url.path) }
+    func xmlData() throws -> Data { throw ModelError("model files are not writable yet", at: "model") }
 }

@@ -14,6 +14,9 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         super.init(type: .sqlite, url: url, configurationName: configurationName, options: options, model: model)
     }
 
+    /// Marker settings from the options; `nil` when markers are off.
+    private(set) var externalRecords: ExternalRecordsConfiguration?
+
     var path: String { url?.path ?? "" }
 
     func db() throws -> SQLiteConnection {
@@ -23,6 +26,11 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     override func load() throws {
         let exists = FileManager.default.fileExists(atPath: path)
+        if let url, let configuration = try ExternalRecordsConfiguration(options: options, storeURL: url) {
+            externalRecords = configuration
+            let source = (options[StoreOption.modelSourcePath] as? String).map { URL(fileURLWithPath: $0) }
+            saveParticipants = [MarkerJournal(configuration: configuration, modelSource: source)]
+        }
         if !exists && isReadOnly { throw PersistenceError.store(path: path, reason: "no such store (opened read-only)") }
         if exists { try Self.checkHeader(path) }
         if !exists {

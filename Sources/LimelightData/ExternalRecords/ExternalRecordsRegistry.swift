@@ -1,0 +1,38 @@
+import Foundation
+
+/// The registry of records roots under `$XDG_STATE_HOME/limelight/roots/`: one file per store,
+/// named by its UUID and holding the root's path. The daemon watches this folder, so a new app's
+/// markers are found without configuration.
+public enum ExternalRecordsRegistry {
+    /// `$XDG_STATE_HOME/limelight/roots` (default `~/.local/state/limelight/roots`).
+    public static var rootsDirectory: URL {
+        let env = ProcessInfo.processInfo.environment
+        let state = env["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: env["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/state")
+        return state.appendingPathComponent("limelight/roots", isDirectory: true)
+    }
+
+    /// Records `root` for `storeIdentifier`, replacing an older entry (a moved store).
+    public static func register(root: URL, storeIdentifier: String) throws {
+        let directory = rootsDirectory
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let entry = directory.appendingPathComponent(storeIdentifier)
+        let text = root.standardizedFileURL.path + "\n"
+        if (try? String(contentsOf: entry, encoding: .utf8)) == text { return }
+        try AtomicFile.write(Data(text.utf8), to: entry, permissions: 0o600)
+    }
+
+    /// Every registered records root, by store UUID.
+    public static func registeredRoots() -> [String: URL] {
+        let directory = rootsDirectory
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [:] }
+        var result: [String: URL] = [:]
+        for name in names where !name.hasPrefix(".") {
+            guard let text = try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8) else { continue }
+            let path = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !path.isEmpty { result[name] = URL(fileURLWithPath: path, isDirectory: true) }
+        }
+        return result
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// What a marker file holds: a small property list with the object's URI, its entity, its store
+/// and the values of the properties flagged `storedInTruthFile`.
+public struct MarkerContent: Equatable, @unchecked Sendable {
+    public var objectURI: String
+    public var entityName: String
+    public var storeIdentifier: String
+    /// Values of stored-in-file properties, as property-list values (strings, numbers, dates, data).
+    public var values: [String: Any]
+
+    public static let uriKey = "NSObjectURI"
+    public static let entityKey = "NSEntityName"
+    public static let storeKey = "NSStoreUUID"
+    public static let valuesKey = "values"
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.objectURI == rhs.objectURI && lhs.entityName == rhs.entityName && lhs.storeIdentifier == rhs.storeIdentifier
+            && NSDictionary(dictionary: lhs.values).isEqual(to: rhs.values)
+    }
+
+    init(id: ManagedObjectID, values rawValues: [Any?], resolve: (ManagedObjectID) -> ManagedObjectID = { $0 }) {
+        objectURI = id.uriRepresentation().absoluteString
+        entityName = id.entity.name
+        storeIdentifier = id.storeIdentifier ?? ""
+        var values: [String: Any] = [:]
+        for (index, property) in id.entity.properties.enumerated() where property.isStoredInExternalRecord && index < rawValues.count {
+            if let value = Self.plistValue(rawValues[index], resolve: resolve) { values[property.name] = value }
+        }
+        self.values = values
+    }
+
+    public init(objectURI: String, entityName: String, storeIdentifier: String, values: [String: Any]) {
+        self.objectURI = objectURI
+        self.entityName = entityName
+        self.storeIdentifier = storeIdentifier
+        self.values = values
+    }
+
+    static func plistValue(_ value: Any?, resolve: (ManagedObjectID) -> ManagedObjectID) -> Any? {
+        switch value {
+        case nil: return nil
+        case let id as ManagedObjectID: return resolve(id).uriRepresentation().absoluteString
+        case .loaded(let ids)? as ToManySlot?: return ids.map { resolve($0).uriRepresentation().absoluteString }
+        case let uuid as UUID: return uuid.uuidString
+        case let url as URL: return url.absoluteString
+        case let decimal as Decimal: return NSDecimalNumber(decimal: decimal).doubleValue
+        case let v as Int16: return Int(v)
+        case let v as Int32: return Int(v)
+        case let v as Int64: return Int(v)
+        case let v as Float: return Double(v)
+        case let v as String: return v
+        case let v as Double: return v
+        case let v as Bool: return v
+        case let v as Date: return v
+        case let v as Data: return v
+        default: return nil
+        }
+    }
+
+    func encoded(format: ExternalRecordsConfiguration.FileFormat) throws -> Data {
+        let plist: [String: Any] = [Self.uriKey: objectURI, Self.entityKey: entityName, Self.storeKey: storeIdentifier,
+                                    Self.valuesKey: values]
+        return try PropertyListSerialization.data(fromPropertyList: plist, format: format == .xml ? .xml : .binary, options: 0)
+    }
+
+    /// Reads a marker file's content; `path` names it in errors.
+    public static func decode(_ data: Data, path: String) throws -> MarkerContent {
+        guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+              let uri = plist[uriKey] as? String, let entity = plist[entityKey] as? String else {
+            throw ExternalRecordError(path: path, reason: "not a marker file (no object URI in its property list)")
+        }
+        return MarkerContent(objectURI: uri, entityName: entity, storeIdentifier: plist[storeKey] as? String ?? "",
+                             values: plist[valuesKey] as? [String: Any] ?? [:])
+    }
+}
+
+/// A marker path or file that cannot be used, and why.
+public struct ExternalRecordError: Error, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public init(path: String, reason: String) { self.path = path; self.reason = reason }
+    public var description: String { "\(path): \(reason)" }
+}

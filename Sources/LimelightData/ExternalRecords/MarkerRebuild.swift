@@ -1,0 +1,60 @@
+import Foundation
+
+/// What a rebuild changed.
+public struct MarkerRebuildReport: Sendable, Equatable {
+    public var created = 0
+    public var rewritten = 0
+    public var removed = 0
+    public var unchanged = 0
+}
+
+extension PersistentStore {
+    /// Regenerates every marker from the store: after the records folder was deleted, or for a
+    /// store written without markers. Idempotent: a second run changes nothing.
+    public func rebuildExternalRecords() throws -> MarkerRebuildReport {
+        guard let store = self as? SQLiteStore, let configuration = store.externalRecords else {
+            throw PersistenceError.invalidRequest("markers are not enabled for this store (set StoreOption.externalRecordExtension)")
+        }
+        guard !store.isReadOnly else { throw PersistenceError.store(path: store.path, reason: "the store is read-only") }
+        let source = (options[StoreOption.modelSourcePath] as? String).map { URL(fileURLWithPath: $0) }
+        try SupportFolderWriter.prepare(store: store, configuration: configuration, modelSource: source)
+        var report = MarkerRebuildReport()
+        let root = configuration.recordsRoot(storeIdentifier: identifier)
+        var expected: Set<String> = []
+        for entity in model.entities where MarkerJournal.isMarked(entity) {
+            let folder = root.appendingPathComponent(entity.name, isDirectory: true)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let request = FetchRequest(entityName: entity.name)
+            request.includesSubentities = false
+            for row in try store.fetchRows(StoreFetch(request: request, entity: entity)) {
+                guard let pk = row.id.primaryKey else { continue }
+                let url = configuration.markerURL(storeIdentifier: identifier, entityName: entity.name, primaryKey: pk)
+                expected.insert(url.path)
+                let data = try MarkerContent(id: row.id, values: row.values).encoded(format: configuration.fileFormat)
+                if let existing = try? Data(contentsOf: url) {
+                    if existing == data { report.unchanged += 1; continue }
+                    report.rewritten += 1
+                } else {
+                    report.created += 1
+                }
+                try AtomicFile.write(data, to: url)
+            }
+        }
+        let entityFolders = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        for folder in entityFolders where !folder.hasPrefix(".") {
+            let folderPath = root.appendingPathComponent(folder).path
+            for file in (try? FileManager.default.contentsOfDirectory(atPath: folderPath)) ?? []
+            where file.hasSuffix("." + configuration.fileExtension) {
+                let path = folderPath + "/" + file
+                if !expected.contains(path) {
+                    try FileManager.default.removeItem(atPath: path)
+                    report.removed += 1
+                }
+            }
+        }
+        return report
+    }
+
+    /// The marker settings, when markers are on for this store.
+    public var externalRecordsConfiguration: ExternalRecordsConfiguration? { (self as? SQLiteStore)?.externalRecords }
+}
