@@ -1,0 +1,74 @@
+import Foundation
+import LimelightData
+
+/// Opens the cookbook's store with marker files on, so recipes show up in `limelight search`.
+enum CookbookStore {
+    /// The model shipped in share/limelight/models, found next to the program or on $XDG_DATA_DIRS.
+    static func modelURL() throws -> URL {
+        let env = ProcessInfo.processInfo.environment
+        if let explicit = env["COOKBOOK_MODEL"] { return URL(fileURLWithPath: explicit) }
+        let relative = "limelight/models/Cookbook.xcdatamodeld"
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        var candidates = [
+            executable.appendingPathComponent("../share/\(relative)"),
+            executable.appendingPathComponent("../../../share/\(relative)"),
+        ]
+        let dataDirs = (env["XDG_DATA_HOME"].map { [$0] } ?? []) + (env["XDG_DATA_DIRS"] ?? "/usr/local/share:/usr/share").split(separator: ":").map(String.init)
+        candidates += dataDirs.map { URL(fileURLWithPath: $0).appendingPathComponent(relative) }
+        guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0.path) }) else {
+            throw CookbookError("cannot find the Cookbook model (\(relative)); set COOKBOOK_MODEL")
+        }
+        return found.standardizedFileURL
+    }
+
+    static func defaultStoreURL() -> URL {
+        let env = ProcessInfo.processInfo.environment
+        let data = env["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: env["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/share")
+        return data.appendingPathComponent("cookbook/Cookbook.sqlite")
+    }
+
+    static func open(at storeURL: URL, readOnly: Bool = false) throws -> ManagedObjectContext {
+        ManagedObjectClassRegistry.shared.register(Recipe.self)
+        ManagedObjectClassRegistry.shared.register(Ingredient.self)
+        let modelURL = try modelURL()
+        let model = try ManagedObjectModel(contentsOf: modelURL)
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
+        var options: [String: any Sendable] = [
+            StoreOption.externalRecordExtension: "recipe",
+            StoreOption.modelSourcePath: modelURL.path,
+        ]
+        if readOnly { options[StoreOption.readOnly] = true }
+        try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
+    /// A recipe by name (case-insensitive), object URI, or marker path.
+    static func recipe(_ reference: String, in context: ManagedObjectContext) throws -> Recipe {
+        if reference.hasPrefix("x-coredata://"), let url = URL(string: reference),
+           let id = context.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: url),
+           let recipe = try context.existingObject(with: id) as? Recipe {
+            return recipe
+        }
+        if reference.hasSuffix(".recipe") {
+            let elements = try ExternalRecordPath.decode(reference)
+            if let id = context.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: elements.objectURI),
+               let recipe = try context.existingObject(with: id) as? Recipe {
+                return recipe
+            }
+            throw CookbookError("\(reference) belongs to another store (\(elements.storeURL.path))")
+        }
+        let all = try context.fetch(FetchRequest(entityName: "Recipe"), as: Recipe.self)
+        if let match = all.first(where: { $0.name?.compare(reference, options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame }) {
+            return match
+        }
+        throw CookbookError("no recipe named '\(reference)'")
+    }
+}
+
+struct CookbookError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
