@@ -1,1 +1,0 @@
-print("cookbook-importer: under construction")

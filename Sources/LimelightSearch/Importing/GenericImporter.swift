@@ -1,0 +1,93 @@
+import Foundation
+import LimelightData
+
+/// The model-driven importer used when no program is registered for a marker's extension: it opens
+/// the store read-only with the model copy from the records folder and takes every indexed
+/// property; an indexed relationship contributes its related objects' indexed attributes.
+///
+/// Stores stay open between records (one reader per store), since the daemon imports in batches.
+public final class GenericImporter {
+    private var readers: [String: (context: ManagedObjectContext, elements: ExternalRecordElements)] = [:]
+
+    public init() {}
+
+    /// Drops cached store connections, e.g. after a batch, so files can be moved or deleted.
+    public func closeStores() { readers = [:] }
+
+    public func importRecord(markerPath: String) throws -> IndexRecord {
+        let elements = try ExternalRecordPath.decode(markerPath)
+        let context = try self.context(for: elements)
+        guard let id = context.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: elements.objectURI) else {
+            throw ExternalRecordError(path: markerPath, reason: "store \(elements.storeURL.path) is not store \(elements.storeIdentifier)")
+        }
+        // Fresh values: another process may have saved since the last record of this store.
+        if let registered = context.registeredObject(for: id) { context.refresh(registered, mergeChanges: false) }
+        let object = try context.existingObject(with: id)
+        return Self.record(for: object, markerPath: markerPath, storeIdentifier: elements.storeIdentifier)
+    }
+
+    private func context(for elements: ExternalRecordElements) throws -> ManagedObjectContext {
+        if let cached = readers[elements.storeIdentifier], cached.elements.storeURL == elements.storeURL { return cached.context }
+        let reader = try ExternalRecordReader(markerPath: elements.markerURL.path)
+        readers[elements.storeIdentifier] = (reader.context, elements)
+        return reader.context
+    }
+
+    /// The index record of a live object: indexed properties as fields, display name from the
+    /// entity's `displayNameKey` user-info entry or its first indexed string.
+    public static func record(for object: ManagedObject, markerPath: String, storeIdentifier: String) -> IndexRecord {
+        var fields: [String: String] = [:]
+        var values: [String: SortableValue] = [:]
+        for property in object.entity.properties where property.isIndexedBySpotlight {
+            let value = object.value(forKey: property.name)
+            if property is RelationshipDescription {
+                let related: [ManagedObject]
+                switch value {
+                case let set as Set<ManagedObject>: related = Array(set)
+                case let array as [ManagedObject]: related = array
+                case let one as ManagedObject: related = [one]
+                default: related = []
+                }
+                let text = related.flatMap { other in
+                    other.entity.properties.filter { $0.isIndexedBySpotlight && $0 is AttributeDescription }
+                        .compactMap { text(of: other.value(forKey: $0.name)) }
+                }.joined(separator: " ")
+                if !text.isEmpty { fields[property.name] = text }
+                continue
+            }
+            if let text = text(of: value) { fields[property.name] = text }
+            if let sortable = sortable(value) { values[property.name] = sortable }
+        }
+        let displayKey = object.entity.userInfo["displayNameKey"]
+        let displayName = displayKey.flatMap { text(of: object.value(forKey: $0)) }
+            ?? object.entity.properties.first { $0.isIndexedBySpotlight && ($0 as? AttributeDescription)?.attributeType == .string }
+                .flatMap { text(of: object.value(forKey: $0.name)) }
+        return IndexRecord(marker: markerPath, uri: object.objectID.uriRepresentation().absoluteString, entity: object.entity.name,
+                           store: storeIdentifier, displayName: displayName, fields: fields, values: values)
+    }
+
+    static func text(of value: Any?) -> String? {
+        switch value {
+        case nil: return nil
+        case let string as String: return string.isEmpty ? nil : string
+        case let date as Date: return ISO8601DateFormatter().string(from: date)
+        case let uuid as UUID: return uuid.uuidString
+        case let url as URL: return url.absoluteString
+        case is Data: return nil
+        case let value?: return "\(value)"
+        }
+    }
+
+    static func sortable(_ value: Any?) -> SortableValue? {
+        switch value {
+        case let string as String: return .text(string)
+        case let date as Date: return .number(date.timeIntervalSinceReferenceDate)
+        case let bool as Bool: return .number(bool ? 1 : 0)
+        case let number as any BinaryInteger: return .number(Double(Int64(number)))
+        case let number as Double: return .number(number)
+        case let number as Float: return .number(Double(number))
+        case let number as Decimal: return .number(NSDecimalNumber(decimal: number).doubleValue)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// How records are laid out in the Xapian database: term prefixes, value slots and document data.
+/// The indexer writes with it and search reads with it, so both always agree.
+public enum IndexLayout {
+    /// Unique term: `Q` + object URI (one document per object, replaced on change).
+    public static let uniquePrefix = "Q"
+    /// Boolean filter `entity:Recipe`.
+    public static let entityPrefix = "XE"
+    /// Boolean filter `store:<UUID>`.
+    public static let storePrefix = "XS"
+    /// Marker modification time (seconds since 1970), compared by reconcile.
+    public static let markerTimeSlot: UInt32 = 0
+    /// Display name, for `--sort name` without knowing the property.
+    public static let displayNameSlot: UInt32 = 1
+    /// First slot for per-property sortable values; assigned in metadata `slots`.
+    public static let firstPropertySlot: UInt32 = 10
+    /// Metadata keys.
+    public static let fieldsKey = "limelight.fields"
+    public static let slotsKey = "limelight.slots"
+    public static let lastCommitKey = "limelight.lastCommit"
+
+    /// The free-text prefix of a property: `XP` + its upper-cased name (`name:` → `XPNAME`).
+    public static func fieldPrefix(_ property: String) -> String { "XP" + property.uppercased() }
+
+    /// What a document carries for showing a hit without opening the store.
+    public struct DocumentData: Codable, Sendable, Equatable {
+        public var marker: String
+        public var uri: String
+        public var entity: String
+        public var store: String
+        public var displayName: String
+        /// The indexed text, kept for snippets.
+        public var text: String
+    }
+
+    /// The object URI a marker path stands for, from the path alone:
+    /// `<records root = …/STORE-UUID>/<Entity>/<pk>.<ext>` → `x-coredata://STORE-UUID/Entity/p<pk>`.
+    public static func objectURI(forMarker path: String) -> String? {
+        let url = URL(fileURLWithPath: path)
+        let key = url.deletingPathExtension().lastPathComponent
+        let entity = url.deletingLastPathComponent().lastPathComponent
+        let store = url.deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+        guard let pk = Int64(key), pk > 0, !entity.isEmpty, !store.isEmpty, !entity.hasPrefix(".") else { return nil }
+        return "x-coredata://\(store)/\(entity)/p\(pk)"
+    }
+}

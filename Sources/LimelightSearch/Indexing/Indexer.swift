@@ -1,0 +1,143 @@
+import Foundation
+import LimelightData
+import Logging
+
+/// Turns markers into index documents: imports each record (through its registered importer
+/// program, else the generic importer), writes the documents, and commits once per batch.
+///
+/// Used by the daemon for live changes and by `limelight index` for one-shot bulk indexing.
+public final class Indexer {
+    public let index: SearchIndex
+    public let language: String
+    private let generic = GenericImporter()
+    private var programs: [String: ImporterProcess] = [:]
+    private let manifests: [String: ImporterManifest]
+    private var fields: Set<String>
+    private var slots: [String: UInt32]
+    private let logger = Logger(label: "limelight.indexer")
+    /// Recent failures, marker → reason, for `limelight status`.
+    public private(set) var failures: [String: String] = [:]
+
+    public struct BatchReport: Sendable, Equatable {
+        public var indexed = 0
+        public var removed = 0
+        public var failed = 0
+    }
+
+    public init(indexPath: URL, language: String = "english", lockTimeout: TimeInterval = 2) throws {
+        try FileManager.default.createDirectory(at: indexPath.deletingLastPathComponent(), withIntermediateDirectories: true)
+        index = try SearchIndex(path: indexPath.path, lockTimeout: lockTimeout)
+        self.language = language
+        let discovered = ImporterManifest.discover()
+        manifests = discovered.byExtension
+        for problem in discovered.problems { logger.warning("importer manifest: \(problem)") }
+        let storedFields = try index.metadata(forKey: IndexLayout.fieldsKey) ?? ""
+        fields = Set(storedFields.split(separator: ",").map(String.init))
+        let storedSlots = try index.metadata(forKey: IndexLayout.slotsKey) ?? ""
+        slots = [:]
+        for pair in storedSlots.split(separator: ",") {
+            let parts = pair.split(separator: "=")
+            if parts.count == 2, let slot = UInt32(parts[1]) { slots[String(parts[0])] = slot }
+        }
+    }
+
+    deinit { for program in programs.values { program.stop() } }
+
+    /// Imports one marker into a record, through its program or the generic importer.
+    public func importRecord(markerPath: String) throws -> IndexRecord {
+        let ext = URL(fileURLWithPath: markerPath).pathExtension
+        if let manifest = manifests[ext] {
+            let program = programs[ext] ?? ImporterProcess(manifest: manifest)
+            programs[ext] = program
+            let record = try program.importRecord(markerPath: markerPath)
+            if let error = record.error { throw ExternalImporterError(importer: manifest.name, reason: error) }
+            return record
+        }
+        return try generic.importRecord(markerPath: markerPath)
+    }
+
+    /// Indexes `changed` markers and removes the documents of `removedURIs`, then commits once.
+    @discardableResult
+    public func apply(changed: [String], removedURIs: [String]) -> BatchReport {
+        var report = BatchReport()
+        for uri in removedURIs {
+            do {
+                try index.deleteDocument(uniqueTerm: IndexLayout.uniquePrefix + uri)
+                report.removed += 1
+            } catch {
+                logger.error("cannot remove \(uri): \(error)")
+            }
+        }
+        for marker in changed {
+            do {
+                guard let mtime = AtomicFileTime.modificationTime(marker) else { continue }
+                let record = try importRecord(markerPath: marker)
+                try index.replaceDocument(document(for: record, markerTime: mtime))
+                report.indexed += 1
+                failures[marker] = nil
+            } catch {
+                report.failed += 1
+                failures[marker] = "\(error)"
+                logger.error("cannot index \(marker): \(error)")
+            }
+        }
+        if failures.count > 200 { failures = Dictionary(uniqueKeysWithValues: failures.prefix(200).map { ($0.key, $0.value) }) }
+        do {
+            try index.setMetadata(ISO8601DateFormatter().string(from: Date()), forKey: IndexLayout.lastCommitKey)
+            try index.commit()
+        } catch {
+            logger.error("commit failed: \(error)")
+        }
+        generic.closeStores()
+        return report
+    }
+
+    func document(for record: IndexRecord, markerTime: Double) throws -> IndexDocument {
+        guard let uri = record.uri ?? IndexLayout.objectURI(forMarker: record.marker) else {
+            throw ExternalRecordError(path: record.marker, reason: "cannot tell the object URI")
+        }
+        var fieldTexts: [(prefix: String, text: String)] = []
+        var newFields = false
+        for (name, text) in (record.fields ?? [:]).sorted(by: { $0.key < $1.key }) {
+            fieldTexts.append((IndexLayout.fieldPrefix(name), text))
+            if fields.insert(name).inserted { newFields = true }
+        }
+        if let text = record.text, !text.isEmpty { fieldTexts.append(("", text)) }
+        var values: [UInt32: Data] = [IndexLayout.markerTimeSlot: SearchIndex.sortableSerialise(markerTime)]
+        let displayName = record.displayName ?? URL(fileURLWithPath: record.marker).lastPathComponent
+        values[IndexLayout.displayNameSlot] = Data(displayName.lowercased().utf8)
+        var newSlots = false
+        for (name, value) in record.values ?? [:] {
+            let slot = slots[name] ?? {
+                let next = (slots.values.max() ?? IndexLayout.firstPropertySlot - 1) + 1
+                slots[name] = next
+                newSlots = true
+                return next
+            }()
+            switch value {
+            case .number(let number): values[slot] = SearchIndex.sortableSerialise(number)
+            case .text(let text): values[slot] = Data(text.lowercased().utf8)
+            }
+        }
+        if newFields { try index.setMetadata(fields.sorted().joined(separator: ","), forKey: IndexLayout.fieldsKey) }
+        if newSlots {
+            try index.setMetadata(slots.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ","), forKey: IndexLayout.slotsKey)
+        }
+        let entity = record.entity ?? URL(fileURLWithPath: record.marker).deletingLastPathComponent().lastPathComponent
+        let store = record.store ?? URL(fileURLWithPath: record.marker).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+        let data = IndexLayout.DocumentData(marker: record.marker, uri: uri, entity: entity, store: store, displayName: displayName,
+                                            text: fieldTexts.map(\.text).joined(separator: " — "))
+        return IndexDocument(uniqueTerm: IndexLayout.uniquePrefix + uri,
+                             booleanTerms: [IndexLayout.entityPrefix + entity, IndexLayout.storePrefix + store],
+                             fields: fieldTexts, values: values, data: try JSONEncoder().encode(data))
+    }
+}
+
+/// Modification times of marker files, in seconds since 1970 with sub-second precision.
+enum AtomicFileTime {
+    static func modificationTime(_ path: String) -> Double? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import LimelightData
+
+/// Brings the index in line with the marker files: what changed while nobody watched (daemon
+/// start, inotify overflow, a root that could not be watched) is found by comparing each marker's
+/// modification time with the one stored in its document.
+public struct Reconciler {
+    public struct Plan: Sendable, Equatable {
+        public var changed: [String] = []
+        /// Object URIs whose documents go.
+        public var removedURIs: [String] = []
+        public var unchanged = 0
+    }
+
+    /// Every marker under `root` (`<root>/<Entity>/<pk>.<ext>`).
+    public static func markers(in root: URL) -> [String] {
+        let fileManager = FileManager.default
+        guard let entities = try? fileManager.contentsOfDirectory(atPath: root.path) else { return [] }
+        var result: [String] = []
+        for entity in entities where !entity.hasPrefix(".") {
+            let folder = root.appendingPathComponent(entity).path
+            guard let files = try? fileManager.contentsOfDirectory(atPath: folder) else { continue }
+            for file in files where !file.hasPrefix(".") && IndexLayout.objectURI(forMarker: folder + "/" + file) != nil {
+                result.append(folder + "/" + file)
+            }
+        }
+        return result
+    }
+
+    /// What to index and remove so the index matches the markers of `roots` (store UUID → root).
+    public static func plan(index: SearchIndex, roots: [String: URL]) throws -> Plan {
+        var indexed: [String: Double] = [:]
+        for entry in try index.uniqueTerms(prefix: IndexLayout.uniquePrefix, valueSlot: IndexLayout.markerTimeSlot) {
+            let uri = String(entry.term.dropFirst(IndexLayout.uniquePrefix.count))
+            indexed[uri] = entry.value.map { SearchIndex.sortableUnserialise($0) } ?? 0
+        }
+        var plan = Plan()
+        var seen: Set<String> = []
+        for root in roots.values {
+            for marker in markers(in: root) {
+                guard let uri = IndexLayout.objectURI(forMarker: marker), let mtime = AtomicFileTime.modificationTime(marker) else { continue }
+                seen.insert(uri)
+                if let stored = indexed[uri], abs(stored - mtime) < 1e-6 {
+                    plan.unchanged += 1
+                } else {
+                    plan.changed.append(marker)
+                }
+            }
+        }
+        // Documents of these stores whose markers are gone; other stores' documents are left alone
+        // unless their store is no longer registered at all.
+        let stores = Set(roots.keys)
+        for uri in indexed.keys where !seen.contains(uri) {
+            guard let store = uri.dropFirst("x-coredata://".count).split(separator: "/").first.map(String.init) else { continue }
+            if stores.contains(store) || roots[store] == nil { plan.removedURIs.append(uri) }
+        }
+        return plan
+    }
+}

@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+
+@main
+struct Limelight: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "limelight",
+        abstract: "Search, open and inspect Core Data-style stores and their indexed records.",
+        subcommands: [Search.self, Open.self, Record.self, Status.self, Index.self, Markers.self, Fetch.self, Model.self])
+}
+
+/// Errors the command line reports as one clear line, with exit status 1.
+struct CommandError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Where the index lives unless `--index` says otherwise: `$XDG_DATA_HOME/limelight/index`.
+func defaultIndexPath() -> String {
+    let env = ProcessInfo.processInfo.environment
+    let data = env["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? NSHomeDirectory()) + "/.local/share")
+    return data + "/limelight/index"
+}
+
+/// Prints a JSON value on one line.
+func printJSON(_ value: Any) throws {
+    let data = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
+    print(String(decoding: data, as: UTF8.self))
+}
+
+/// A value as text for people and as JSON-safe for machines.
+func displayValue(_ value: Any?) -> Any {
+    switch value {
+    case nil: return NSNull()
+    case let string as String: return string
+    case let date as Date: return ISO8601DateFormatter().string(from: date)
+    case let data as Data: return "<\(data.count) bytes>"
+    case let uuid as UUID: return uuid.uuidString
+    case let url as URL: return url.absoluteString
+    case let bool as Bool: return bool
+    case let int as any BinaryInteger: return Int64(int)
+    case let double as Double: return double
+    case let float as Float: return Double(float)
+    case let decimal as Decimal: return NSDecimalNumber(decimal: decimal).doubleValue
+    case let value?: return "\(value)"
+    }
+}

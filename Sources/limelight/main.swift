@@ -1,1 +1,0 @@
-print("limelight: under construction")
