@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The seed demo, end to end: a cookbook with indexed recipes, the indexer daemon, search and open.
+# Runs in a scratch XDG home so it never touches your own index or recipes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin="$(swift build --show-bin-path)"
+demo="$(mktemp -d -t limelight-demo.XXXXXX)"
+export XDG_DATA_HOME="$demo/data" XDG_STATE_HOME="$demo/state" XDG_CONFIG_HOME="$demo/config"
+export PATH="$bin:$PATH"
+mkdir -p "$XDG_DATA_HOME" "$XDG_STATE_HOME"
+daemon=""
+cleanup() { [ -n "$daemon" ] && kill -TERM "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null; true; }
+trap cleanup EXIT
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Waits until `limelight search "$1"` prints a line matching "$2" (or, with "!", no longer does).
+wait_for() {
+  local query="$1" pattern="$2" negate="${3:-}" start end
+  start=$(date +%s%N)
+  for _ in $(seq 1 200); do
+    out="$(limelight search "$query" 2>/dev/null || true)"
+    if [ -z "$negate" ] && grep -q -- "$pattern" <<<"$out"; then break; fi
+    if [ -n "$negate" ] && ! grep -q -- "$pattern" <<<"$out"; then break; fi
+    sleep 0.02
+  done
+  end=$(date +%s%N)
+  echo "   (index followed in $(( (end - start) / 1000000 )) ms)"
+}
+
+step "Register the cookbook for .recipe files (shared-mime-info + xdg-utils, in the scratch home)"
+mkdir -p "$XDG_DATA_HOME/mime/packages" "$XDG_DATA_HOME/applications"
+cp share/mime/packages/limelight-cookbook.xml "$XDG_DATA_HOME/mime/packages/"
+cp share/applications/cookbook.desktop "$XDG_DATA_HOME/applications/"
+update-mime-database "$XDG_DATA_HOME/mime" >/dev/null 2>&1 || true
+xdg-mime default cookbook.desktop application/x-limelight-recipe || true
+mkdir -p "$XDG_DATA_HOME/limelight/importers"
+cp share/limelight/importers/cookbook.importer "$XDG_DATA_HOME/limelight/importers/"
+
+step "Add two recipes"
+cookbook add Guacamole --directions "Mash ripe avocados with lime juice, salt and cilantro." --ingredient "3 avocados" --ingredient "1 lime"
+cookbook add Salsa --directions "Chopped tomato, onion, cilantro, lime." --ingredient "4 tomatoes" --ingredient "1 onion"
+cookbook list
+
+step "Start the indexer daemon"
+limelightd --foreground &
+daemon=$!
+for _ in $(seq 1 100); do limelight status >/dev/null 2>&1 && break; sleep 0.05; done
+limelight status
+
+step "limelight search tomato"
+wait_for tomato Salsa
+limelight search tomato
+marker="$(limelight search tomato --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["marker"])')"
+echo "marker: $marker"
+
+step "limelight open <marker>  (runs the application registered for .recipe)"
+limelight open "$marker"
+
+step "Edit Salsa, delete Guacamole: the index follows"
+cookbook edit Salsa --directions "Roasted tomatillo, onion, cilantro, lime."
+wait_for tomatillo Salsa
+limelight search tomatillo
+cookbook delete Guacamole
+wait_for avocados Guacamole not
+echo "search 'avocados' after the delete:"
+limelight search avocados || true
+
+step "Stop the daemon (SIGTERM finishes the batch and commits)"
+kill -TERM "$daemon"; wait "$daemon" || true; daemon=""
+echo "demo files in $demo"
