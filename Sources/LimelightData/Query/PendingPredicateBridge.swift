@@ -12,8 +12,3 @@ enum FetchedPropertySupport {
     }
 }
 
-// Temporary until the model XML reader and writer land.
-extension ManagedObjectModel {
-    convenience init(contentsOf url: URL) throws { throw ModelError("model files are not readable yet", at: url.path) }
-    func xmlData() throws -> Data { throw ModelError("model files are not writable yet", at: "model") }
-}

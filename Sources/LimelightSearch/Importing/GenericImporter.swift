@@ -48,11 +48,11 @@ public final class GenericImporter {
                 case let one as ManagedObject: related = [one]
                 default: related = []
                 }
-                let text = related.flatMap { other in
+                let joined = related.flatMap { other in
                     other.entity.properties.filter { $0.isIndexedBySpotlight && $0 is AttributeDescription }
                         .compactMap { text(of: other.value(forKey: $0.name)) }
                 }.joined(separator: " ")
-                if !text.isEmpty { fields[property.name] = text }
+                if !joined.isEmpty { fields[property.name] = joined }
                 continue
             }
             if let text = text(of: value) { fields[property.name] = text }

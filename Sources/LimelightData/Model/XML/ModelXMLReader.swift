@@ -1,0 +1,248 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+extension ManagedObjectModel {
+    /// Reads an Xcode model: a `.xcdatamodeld` bundle (its current version, named by
+    /// `.xccurrentversion`), one `.xcdatamodel` folder, or a `contents` file.
+    public convenience init(contentsOf url: URL) throws {
+        let file = try Self.contentsFile(for: url)
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw ModelError("cannot read the model file", at: file.path)
+        }
+        try self.init(xmlData: data, source: file.path)
+    }
+
+    /// Reads model XML; `source` names it in errors.
+    public convenience init(xmlData data: Data, source: String) throws {
+        self.init()
+        let document: XMLDocument
+        do {
+            document = try XMLDocument(data: data, options: [])
+        } catch {
+            throw ModelError("malformed model XML: \(error.localizedDescription)", at: source)
+        }
+        guard let root = document.rootElement(), root.name == "model" else {
+            throw ModelError("the root element is not <model>", at: source)
+        }
+        try ModelXMLReader(source: source).read(root, into: self)
+        try resolve()
+    }
+
+    /// The versions in a `.xcdatamodeld` bundle, by name.
+    public static func versions(inBundle url: URL) throws -> [(name: String, url: URL)] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+        let versions = names.filter { $0.hasSuffix(".xcdatamodel") }.sorted()
+        guard !versions.isEmpty else { throw ModelError("no .xcdatamodel versions in the bundle", at: url.path) }
+        return versions.map { (String($0.dropLast(".xcdatamodel".count)), url.appendingPathComponent($0)) }
+    }
+
+    static func contentsFile(for url: URL) throws -> URL {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw ModelError("no such model file or bundle", at: url.path)
+        }
+        guard isDirectory.boolValue else { return url }
+        if url.pathExtension == "xcdatamodeld" {
+            let current = url.appendingPathComponent(".xccurrentversion")
+            if let data = try? Data(contentsOf: current),
+               let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+               let name = plist["_XCCurrentVersionName"] as? String {
+                return url.appendingPathComponent(name).appendingPathComponent("contents")
+            }
+            guard let last = try versions(inBundle: url).last else { throw ModelError("empty model bundle", at: url.path) }
+            return last.url.appendingPathComponent("contents")
+        }
+        return url.appendingPathComponent("contents")
+    }
+}
+
+/// Turns `<model>` XML into model objects, keeping attributes it does not interpret.
+struct ModelXMLReader {
+    let source: String
+
+    func read(_ root: XMLElement, into model: ManagedObjectModel) throws {
+        model.extraXMLAttributes = attributes(of: root)
+        if let identifier = model.extraXMLAttributes["userDefinedModelVersionIdentifier"], !identifier.isEmpty {
+            model.versionIdentifiers = [identifier]
+        }
+        for element in children(root) {
+            switch element.name {
+            case "entity": model.addEntity(try entity(element))
+            case "fetchRequest":
+                let attrs = attributes(of: element)
+                guard let name = attrs["name"], let entity = attrs["entity"] else {
+                    throw ModelError("<fetchRequest> needs name and entity", at: source)
+                }
+                model.fetchRequestTemplates[name] = FetchRequestTemplate(name: name, entityName: entity, predicateFormat: attrs["predicateString"])
+            case "configuration":
+                guard let name = attributes(of: element)["name"] else { throw ModelError("<configuration> needs a name", at: source) }
+                model.configurations[name] = children(element).compactMap { attributes(of: $0)["name"] }
+            default: continue
+            }
+        }
+    }
+
+    private func entity(_ element: XMLElement) throws -> EntityDescription {
+        var attrs = attributes(of: element)
+        guard let name = attrs.removeValue(forKey: "name"), !name.isEmpty else {
+            throw ModelError("an <entity> has no name", at: source)
+        }
+        let entity = EntityDescription(name: name, parent: attrs.removeValue(forKey: "parentEntity"))
+        entity.managedObjectClassName = attrs.removeValue(forKey: "representedClassName")
+        entity.isAbstract = attrs.removeValue(forKey: "isAbstract") == "YES"
+        entity.renamingIdentifier = attrs.removeValue(forKey: "elementID")
+        entity.versionHashModifier = attrs.removeValue(forKey: "versionHashModifier")
+        entity.extraXMLAttributes = attrs
+        for (position, child) in children(element).enumerated() {
+            let location = "\(source): entity '\(name)' \(child.name ?? "element") #\(position + 1)"
+            switch child.name {
+            case "attribute": entity.addProperty(try attribute(child, location: location))
+            case "relationship": entity.addProperty(try relationship(child, location: location))
+            case "fetchedProperty": entity.addProperty(try fetchedProperty(child, location: location))
+            case "userInfo": entity.userInfo = userInfo(child)
+            case "uniquenessConstraints":
+                entity.uniquenessConstraints = children(child).map { constraint in
+                    children(constraint).compactMap { attributes(of: $0)["value"] }
+                }
+            case "fetchIndex":
+                let indexName = attributes(of: child)["name"] ?? "index"
+                entity.fetchIndexes.append(FetchIndexDescription(name: indexName, elements: children(child).compactMap { item in
+                    let a = attributes(of: item)
+                    return a["property"].map { ($0, a["order"] != "descending") }
+                }))
+            default: continue
+            }
+        }
+        return entity
+    }
+
+    private func common(_ property: PropertyDescription, _ attrs: inout [String: String]) {
+        property.isOptional = attrs.removeValue(forKey: "optional") == "YES"
+        property.isTransient = attrs.removeValue(forKey: "transient") == "YES"
+        property.isIndexedBySpotlight = attrs.removeValue(forKey: "spotlightIndexingEnabled") == "YES"
+        property.isStoredInExternalRecord = attrs.removeValue(forKey: "storedInTruthFile") == "YES"
+        property.isIndexed = attrs.removeValue(forKey: "indexed") == "YES"
+        property.renamingIdentifier = attrs.removeValue(forKey: "elementID")
+        property.versionHashModifier = attrs.removeValue(forKey: "versionHashModifier")
+    }
+
+    private func attribute(_ element: XMLElement, location: String) throws -> AttributeDescription {
+        var attrs = attributes(of: element)
+        guard let name = attrs.removeValue(forKey: "name"), !name.isEmpty else { throw ModelError("missing name", at: location) }
+        guard let typeName = attrs.removeValue(forKey: "attributeType") else { throw ModelError("attribute '\(name)': missing attributeType", at: location) }
+        guard let type = AttributeType(rawValue: typeName) else {
+            throw ModelError("attribute '\(name)': unknown attributeType '\(typeName)'", at: location)
+        }
+        let attribute = AttributeDescription(name: name, type: type)
+        common(attribute, &attrs)
+        if let text = attrs.removeValue(forKey: "defaultValueString") {
+            guard let value = AttributeDefaultValue.parse(text, type: type) else {
+                throw ModelError("attribute '\(name)': default '\(text)' is not a valid \(typeName)", at: location)
+            }
+            attribute.defaultValue = value
+        }
+        attribute.valueTransformerName = attrs.removeValue(forKey: "valueTransformerName")
+        attribute.customClassName = attrs.removeValue(forKey: "customClassName")
+        attribute.usesScalarValueType = attrs.removeValue(forKey: "usesScalarValueType") == "YES"
+        attribute.allowsExternalBinaryDataStorage = attrs.removeValue(forKey: "allowsExternalBinaryDataStorage") == "YES"
+        attribute.preservesValueInHistoryOnDeletion = attrs.removeValue(forKey: "preserveAfterDeletion") == "YES"
+        attribute.minValue = attrs.removeValue(forKey: "minValueString").flatMap(Double.init)
+        attribute.maxValue = attrs.removeValue(forKey: "maxValueString").flatMap(Double.init)
+        attribute.regularExpression = attrs.removeValue(forKey: "regularExpressionString")
+        for child in children(element) where child.name == "userInfo" { attribute.userInfo = userInfo(child) }
+        attribute.extraXMLAttributes = attrs
+        return attribute
+    }
+
+    private func relationship(_ element: XMLElement, location: String) throws -> RelationshipDescription {
+        var attrs = attributes(of: element)
+        guard let name = attrs.removeValue(forKey: "name"), !name.isEmpty else { throw ModelError("missing name", at: location) }
+        guard let destination = attrs.removeValue(forKey: "destinationEntity") else {
+            throw ModelError("relationship '\(name)': missing destinationEntity", at: location)
+        }
+        let toMany = attrs.removeValue(forKey: "toMany") == "YES"
+        let relationship = RelationshipDescription(name: name, destination: destination, inverse: attrs.removeValue(forKey: "inverseName"), toMany: toMany)
+        attrs["inverseEntity"] = nil
+        common(relationship, &attrs)
+        if let rule = attrs.removeValue(forKey: "deletionRule") {
+            guard let parsed = DeleteRule(rawValue: rule) else { throw ModelError("relationship '\(name)': unknown deletionRule '\(rule)'", at: location) }
+            relationship.deleteRule = parsed
+        }
+        relationship.minCount = attrs.removeValue(forKey: "minCount").flatMap { Int($0) } ?? 0
+        relationship.maxCount = attrs.removeValue(forKey: "maxCount").flatMap { Int($0) } ?? (toMany ? 0 : 1)
+        relationship.isOrdered = attrs.removeValue(forKey: "ordered") == "YES"
+        for child in children(element) where child.name == "userInfo" { relationship.userInfo = userInfo(child) }
+        relationship.extraXMLAttributes = attrs
+        return relationship
+    }
+
+    private func fetchedProperty(_ element: XMLElement, location: String) throws -> FetchedPropertyDescription {
+        var attrs = attributes(of: element)
+        guard let name = attrs.removeValue(forKey: "name") else { throw ModelError("missing name", at: location) }
+        guard let request = children(element).first(where: { $0.name == "fetchRequest" }),
+              let entity = attributes(of: request)["entity"] else {
+            throw ModelError("fetched property '\(name)': missing <fetchRequest entity=…>", at: location)
+        }
+        let property = FetchedPropertyDescription(name: name, destinationEntityName: entity,
+                                                  predicateFormat: attributes(of: request)["predicateString"])
+        property.isOptional = attrs.removeValue(forKey: "optional") == "YES"
+        property.extraXMLAttributes = attrs
+        return property
+    }
+
+    private func userInfo(_ element: XMLElement) -> [String: String] {
+        var result: [String: String] = [:]
+        for entry in children(element) {
+            let a = attributes(of: entry)
+            if let key = a["key"] { result[key] = a["value"] ?? "" }
+        }
+        return result
+    }
+
+    func children(_ element: XMLElement) -> [XMLElement] {
+        (element.children ?? []).compactMap { $0 as? XMLElement }
+    }
+
+    func attributes(of element: XMLElement) -> [String: String] {
+        var result: [String: String] = [:]
+        for node in element.attributes ?? [] {
+            if let name = node.name { result[name] = node.stringValue ?? "" }
+        }
+        return result
+    }
+}
+
+/// Default values as Xcode writes them (`defaultValueString`), in the attribute's Swift type.
+enum AttributeDefaultValue {
+    static func parse(_ text: String, type: AttributeType) -> Any? {
+        switch type {
+        case .integer16: return Int16(text) ?? Double(text).flatMap { Int16(exactly: $0) }
+        case .integer32: return Int32(text) ?? Double(text).flatMap { Int32(exactly: $0) }
+        case .integer64: return Int64(text) ?? Double(text).flatMap { Int64(exactly: $0) }
+        case .double: return Double(text)
+        case .float: return Float(text)
+        case .decimal: return Decimal(string: text)
+        case .boolean: return text == "YES" || text == "1" || text.lowercased() == "true"
+        case .string: return text
+        case .date: return Double(text).map { Date(timeIntervalSinceReferenceDate: $0) }
+        case .uuid: return UUID(uuidString: text)
+        case .uri: return URL(string: text)
+        default: return text
+        }
+    }
+
+    static func format(_ value: Any, type: AttributeType) -> String? {
+        switch value {
+        case let bool as Bool where type == .boolean: return bool ? "YES" : "NO"
+        case let date as Date: return String(date.timeIntervalSinceReferenceDate)
+        case let uuid as UUID: return uuid.uuidString
+        case let url as URL: return url.absoluteString
+        default: return "\(value)"
+        }
+    }
+}

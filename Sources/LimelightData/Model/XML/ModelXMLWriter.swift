@@ -1,0 +1,155 @@
+import Foundation
+
+extension ManagedObjectModel {
+    /// The model as Xcode-style XML: entities and properties sorted by name, only non-default
+    /// settings written, and every attribute the reader kept written back, so nothing is lost.
+    public func xmlData() throws -> Data {
+        var lines = [#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#]
+        var modelAttributes = extraXMLAttributes
+        modelAttributes["type"] = modelAttributes["type"] ?? "com.apple.IDECoreDataModeler.DataModel"
+        modelAttributes["documentVersion"] = modelAttributes["documentVersion"] ?? "1.0"
+        if let identifier = versionIdentifiers.sorted().first { modelAttributes["userDefinedModelVersionIdentifier"] = identifier }
+        lines.append("<model\(ModelXMLWriter.attributeText(modelAttributes, order: ["type", "documentVersion"]))>")
+        for entity in entities.sorted(by: { $0.name < $1.name }) { lines += ModelXMLWriter.entity(entity) }
+        for template in fetchRequestTemplates.values.sorted(by: { $0.name < $1.name }) {
+            var attrs = ["name": template.name, "entity": template.entityName]
+            if let predicate = template.predicateFormat { attrs["predicateString"] = predicate }
+            lines.append("    <fetchRequest\(ModelXMLWriter.attributeText(attrs, order: ["name", "entity"]))/>")
+        }
+        for (name, members) in configurations.sorted(by: { $0.key < $1.key }) {
+            lines.append("    <configuration name=\"\(ModelXMLWriter.escape(name))\">")
+            for member in members { lines.append("        <memberEntity name=\"\(ModelXMLWriter.escape(member))\"/>") }
+            lines.append("    </configuration>")
+        }
+        lines.append("</model>")
+        return Data((lines.joined(separator: "\n") + "\n").utf8)
+    }
+
+    /// Writes a `.xcdatamodeld` bundle (with `.xccurrentversion`) or a `.xcdatamodel` folder,
+    /// depending on the extension of `url`; any other name gets the XML itself.
+    public func write(to url: URL) throws {
+        let fileManager = FileManager.default
+        let data = try xmlData()
+        switch url.pathExtension {
+        case "xcdatamodeld":
+            let name = url.deletingPathExtension().lastPathComponent
+            let version = url.appendingPathComponent("\(name).xcdatamodel")
+            try fileManager.createDirectory(at: version, withIntermediateDirectories: true)
+            try data.write(to: version.appendingPathComponent("contents"), options: .atomic)
+            let plist = try PropertyListSerialization.data(fromPropertyList: ["_XCCurrentVersionName": "\(name).xcdatamodel"], format: .xml, options: 0)
+            try plist.write(to: url.appendingPathComponent(".xccurrentversion"), options: .atomic)
+        case "xcdatamodel":
+            try fileManager.createDirectory(at: url, withIntermediateDirectories: true)
+            try data.write(to: url.appendingPathComponent("contents"), options: .atomic)
+        default:
+            try data.write(to: url, options: .atomic)
+        }
+    }
+}
+
+enum ModelXMLWriter {
+    static func entity(_ entity: EntityDescription) -> [String] {
+        var attrs = entity.extraXMLAttributes
+        attrs["name"] = entity.name
+        if let className = entity.managedObjectClassName { attrs["representedClassName"] = className }
+        if let parent = entity.superentityName { attrs["parentEntity"] = parent }
+        if entity.isAbstract { attrs["isAbstract"] = "YES" }
+        if let id = entity.renamingIdentifier { attrs["elementID"] = id }
+        if let modifier = entity.versionHashModifier { attrs["versionHashModifier"] = modifier }
+        var lines = ["    <entity\(attributeText(attrs, order: ["name", "representedClassName", "parentEntity"]))>"]
+        for property in entity.ownProperties.sorted(by: { $0.name < $1.name }) { lines += self.property(property) }
+        if !entity.uniquenessConstraints.isEmpty {
+            lines.append("        <uniquenessConstraints>")
+            for constraint in entity.uniquenessConstraints {
+                lines.append("            <uniquenessConstraint>")
+                for name in constraint { lines.append("                <constraint value=\"\(escape(name))\"/>") }
+                lines.append("            </uniquenessConstraint>")
+            }
+            lines.append("        </uniquenessConstraints>")
+        }
+        for index in entity.fetchIndexes {
+            lines.append("        <fetchIndex name=\"\(escape(index.name))\">")
+            for element in index.elements {
+                lines.append("            <fetchIndexElement property=\"\(escape(element.property))\" type=\"Binary\" order=\"\(element.ascending ? "ascending" : "descending")\"/>")
+            }
+            lines.append("        </fetchIndex>")
+        }
+        lines += userInfo(entity.userInfo, indent: "        ")
+        lines.append("    </entity>")
+        return lines
+    }
+
+    static func property(_ property: PropertyDescription) -> [String] {
+        var attrs = property.extraXMLAttributes
+        attrs["name"] = property.name
+        if property.isOptional { attrs["optional"] = "YES" }
+        if property.isTransient, !(property is FetchedPropertyDescription) { attrs["transient"] = "YES" }
+        if property.isIndexedBySpotlight { attrs["spotlightIndexingEnabled"] = "YES" }
+        if property.isStoredInExternalRecord { attrs["storedInTruthFile"] = "YES" }
+        if property.isIndexed { attrs["indexed"] = "YES" }
+        if let id = property.renamingIdentifier { attrs["elementID"] = id }
+        if let modifier = property.versionHashModifier { attrs["versionHashModifier"] = modifier }
+        let order = ["name", "optional", "transient", "attributeType"]
+        switch property {
+        case let attribute as AttributeDescription:
+            attrs["attributeType"] = attribute.attributeType.rawValue
+            if let value = attribute.defaultValue, let text = AttributeDefaultValue.format(value, type: attribute.attributeType) {
+                attrs["defaultValueString"] = text
+            }
+            if let name = attribute.valueTransformerName { attrs["valueTransformerName"] = name }
+            if let name = attribute.customClassName { attrs["customClassName"] = name }
+            if attribute.usesScalarValueType { attrs["usesScalarValueType"] = "YES" }
+            if attribute.allowsExternalBinaryDataStorage { attrs["allowsExternalBinaryDataStorage"] = "YES" }
+            if attribute.preservesValueInHistoryOnDeletion { attrs["preserveAfterDeletion"] = "YES" }
+            if let min = attribute.minValue { attrs["minValueString"] = number(min) }
+            if let max = attribute.maxValue { attrs["maxValueString"] = number(max) }
+            if let pattern = attribute.regularExpression { attrs["regularExpressionString"] = pattern }
+            let info = userInfo(attribute.userInfo, indent: "            ")
+            if info.isEmpty { return ["        <attribute\(attributeText(attrs, order: order))/>"] }
+            return ["        <attribute\(attributeText(attrs, order: order))>"] + info + ["        </attribute>"]
+        case let relationship as RelationshipDescription:
+            if relationship.isToMany { attrs["toMany"] = "YES" }
+            if relationship.minCount > 0 { attrs["minCount"] = String(relationship.minCount) }
+            if relationship.isToMany ? relationship.maxCount > 0 : true { attrs["maxCount"] = String(relationship.maxCount) }
+            attrs["deletionRule"] = relationship.deleteRule.rawValue
+            attrs["destinationEntity"] = relationship.destinationEntityName
+            if let inverse = relationship.inverseName {
+                attrs["inverseName"] = inverse
+                attrs["inverseEntity"] = relationship.destinationEntityName
+            }
+            if relationship.isOrdered { attrs["ordered"] = "YES" }
+            let info = userInfo(relationship.userInfo, indent: "            ")
+            if info.isEmpty { return ["        <relationship\(attributeText(attrs, order: order))/>"] }
+            return ["        <relationship\(attributeText(attrs, order: order))>"] + info + ["        </relationship>"]
+        case let fetched as FetchedPropertyDescription:
+            var request = ["name": "fetchedPropertyFetchRequest", "entity": fetched.destinationEntityName]
+            if let predicate = fetched.predicateFormat { request["predicateString"] = predicate }
+            return ["        <fetchedProperty\(attributeText(attrs, order: order))>",
+                    "            <fetchRequest\(attributeText(request, order: ["name", "entity"]))/>",
+                    "        </fetchedProperty>"]
+        default:
+            return []
+        }
+    }
+
+    static func userInfo(_ info: [String: String], indent: String) -> [String] {
+        guard !info.isEmpty else { return [] }
+        return ["\(indent)<userInfo>"] + info.sorted(by: { $0.key < $1.key }).map {
+            "\(indent)    <entry key=\"\(escape($0.key))\" value=\"\(escape($0.value))\"/>"
+        } + ["\(indent)</userInfo>"]
+    }
+
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    static func attributeText(_ attrs: [String: String], order: [String]) -> String {
+        let keys = order.filter { attrs[$0] != nil } + attrs.keys.filter { !order.contains($0) }.sorted()
+        return keys.map { " \($0)=\"\(escape(attrs[$0] ?? ""))\"" }.joined()
+    }
+
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+}
