@@ -1,2 +1,285 @@
+// The only C++ in Limelight: a thin, exception-free C API over libxapian.
 #include "CXapian.h"
-extern "C" int cxapian_placeholder(void) { return 0; }
+
+#include <xapian.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+
+struct cx_writer { Xapian::WritableDatabase db; };
+struct cx_reader { Xapian::Database db; };
+struct cx_doc {
+    Xapian::Document document;
+    Xapian::TermGenerator generator;
+    bool stemming = false;
+};
+
+namespace {
+
+char *copy_string(const std::string &text) {
+    char *result = static_cast<char *>(std::malloc(text.size() + 1));
+    if (result) {
+        std::memcpy(result, text.data(), text.size());
+        result[text.size()] = '\0';
+    }
+    return result;
+}
+
+void set_error(cx_error *error, int code, const std::string &message) {
+    if (!error) return;
+    std::free(error->message);
+    error->code = code;
+    error->message = copy_string(message);
+}
+
+// Runs body, turning every exception into an error code and message.
+template <typename Body> int guarded(cx_error *error, Body body) {
+    try {
+        body();
+        return CX_OK;
+    } catch (const Xapian::DatabaseLockError &e) {
+        set_error(error, CX_ERR_LOCK, e.get_description());
+        return CX_ERR_LOCK;
+    } catch (const Xapian::DatabaseModifiedError &e) {
+        set_error(error, CX_ERR_MODIFIED, e.get_description());
+        return CX_ERR_MODIFIED;
+    } catch (const Xapian::QueryParserError &e) {
+        set_error(error, CX_ERR_QUERY, e.get_description());
+        return CX_ERR_QUERY;
+    } catch (const Xapian::DatabaseOpeningError &e) {
+        set_error(error, CX_ERR_OPENING, e.get_description());
+        return CX_ERR_OPENING;
+    } catch (const Xapian::DatabaseCorruptError &e) {
+        set_error(error, CX_ERR_CORRUPT, e.get_description());
+        return CX_ERR_CORRUPT;
+    } catch (const Xapian::Error &e) {
+        set_error(error, CX_ERR_OTHER, e.get_description());
+        return CX_ERR_OTHER;
+    } catch (const std::exception &e) {
+        set_error(error, CX_ERR_OTHER, e.what());
+        return CX_ERR_OTHER;
+    } catch (...) {
+        set_error(error, CX_ERR_OTHER, "unknown C++ exception");
+        return CX_ERR_OTHER;
+    }
+}
+
+Xapian::Stem make_stemmer(const char *language) {
+    if (!language || !*language || std::strcmp(language, "none") == 0) return Xapian::Stem();
+    return Xapian::Stem(language);
+}
+
+}  // namespace
+
+extern "C" {
+
+void cx_error_clear(cx_error *error) {
+    if (!error) return;
+    std::free(error->message);
+    error->message = nullptr;
+    error->code = CX_OK;
+}
+
+void cx_free(void *pointer) { std::free(pointer); }
+
+cx_writer *cx_writer_open(const char *path, double lock_timeout, cx_error *error) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(lock_timeout);
+    while (true) {
+        cx_writer *writer = nullptr;
+        int rc = guarded(error, [&] { writer = new cx_writer{Xapian::WritableDatabase(path, Xapian::DB_CREATE_OR_OPEN)}; });
+        if (rc == CX_OK) return writer;
+        if (rc != CX_ERR_LOCK || std::chrono::steady_clock::now() >= deadline) return nullptr;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+}
+
+void cx_writer_close(cx_writer *writer) {
+    if (!writer) return;
+    cx_error ignored{0, nullptr};
+    guarded(&ignored, [&] { writer->db.close(); });
+    cx_error_clear(&ignored);
+    delete writer;
+}
+
+int cx_writer_replace(cx_writer *writer, const char *unique_term, const cx_doc *doc, cx_error *error) {
+    return guarded(error, [&] {
+        Xapian::Document document = doc->document;
+        document.add_boolean_term(unique_term);
+        writer->db.replace_document(unique_term, document);
+    });
+}
+
+int cx_writer_delete(cx_writer *writer, const char *unique_term, cx_error *error) {
+    return guarded(error, [&] { writer->db.delete_document(unique_term); });
+}
+
+int cx_writer_contains(cx_writer *writer, const char *term, cx_error *error) {
+    bool found = false;
+    int rc = guarded(error, [&] { found = writer->db.term_exists(term); });
+    return rc == CX_OK ? (found ? 1 : 0) : -1;
+}
+
+int cx_writer_commit(cx_writer *writer, cx_error *error) {
+    return guarded(error, [&] { writer->db.commit(); });
+}
+
+int cx_writer_set_metadata(cx_writer *writer, const char *key, const char *value, cx_error *error) {
+    return guarded(error, [&] { writer->db.set_metadata(key, value); });
+}
+
+char *cx_writer_get_metadata(cx_writer *writer, const char *key, cx_error *error) {
+    std::string value;
+    if (guarded(error, [&] { value = writer->db.get_metadata(key); }) != CX_OK) return nullptr;
+    return copy_string(value);
+}
+
+unsigned cx_writer_doccount(cx_writer *writer, cx_error *error) {
+    unsigned count = 0;
+    guarded(error, [&] { count = writer->db.get_doccount(); });
+    return count;
+}
+
+int cx_writer_terms(cx_writer *writer, const char *prefix, unsigned slot, cx_term_callback callback, void *context,
+                    cx_error *error) {
+    return guarded(error, [&] {
+        for (auto term = writer->db.allterms_begin(prefix); term != writer->db.allterms_end(prefix); ++term) {
+            std::string name = *term;
+            auto posting = writer->db.postlist_begin(name);
+            if (posting == writer->db.postlist_end(name)) continue;
+            std::string value = writer->db.get_document(*posting).get_value(slot);
+            callback(context, name.data(), name.size(), value.data(), value.size(), value.empty() ? 0 : 1);
+        }
+    });
+}
+
+cx_doc *cx_doc_new(const char *language, cx_error *error) {
+    cx_doc *doc = nullptr;
+    guarded(error, [&] {
+        doc = new cx_doc();
+        Xapian::Stem stemmer = make_stemmer(language);
+        doc->stemming = !stemmer.is_none();
+        doc->generator.set_stemmer(stemmer);
+        doc->generator.set_document(doc->document);
+    });
+    return doc;
+}
+
+void cx_doc_free(cx_doc *doc) { delete doc; }
+
+void cx_doc_set_data(cx_doc *doc, const char *data, size_t length) {
+    cx_error ignored{0, nullptr};
+    guarded(&ignored, [&] { doc->document.set_data(std::string(data, length)); });
+    cx_error_clear(&ignored);
+}
+
+int cx_doc_add_boolean_term(cx_doc *doc, const char *term, cx_error *error) {
+    return guarded(error, [&] { doc->document.add_boolean_term(term); });
+}
+
+int cx_doc_add_value(cx_doc *doc, unsigned slot, const char *value, size_t length, cx_error *error) {
+    return guarded(error, [&] { doc->document.add_value(slot, std::string(value, length)); });
+}
+
+int cx_doc_index_text(cx_doc *doc, const char *text, const char *prefix, cx_error *error) {
+    return guarded(error, [&] {
+        if (prefix && *prefix) {
+            doc->generator.index_text(text, 1, prefix);
+        } else {
+            doc->generator.index_text(text);
+        }
+        doc->generator.increase_termpos();
+    });
+}
+
+cx_reader *cx_reader_open(const char *path, cx_error *error) {
+    cx_reader *reader = nullptr;
+    guarded(error, [&] { reader = new cx_reader{Xapian::Database(path)}; });
+    return reader;
+}
+
+void cx_reader_close(cx_reader *reader) { delete reader; }
+
+int cx_reader_reopen(cx_reader *reader, cx_error *error) {
+    return guarded(error, [&] { reader->db.reopen(); });
+}
+
+unsigned cx_reader_doccount(cx_reader *reader, cx_error *error) {
+    unsigned count = 0;
+    guarded(error, [&] { count = reader->db.get_doccount(); });
+    return count;
+}
+
+char *cx_reader_get_metadata(cx_reader *reader, const char *key, cx_error *error) {
+    std::string value;
+    if (guarded(error, [&] { value = reader->db.get_metadata(key); }) != CX_OK) return nullptr;
+    return copy_string(value);
+}
+
+int cx_reader_search(cx_reader *reader, const cx_query *query, cx_hit_callback callback, void *context,
+                     unsigned *estimated, cx_error *error) {
+    auto run = [&] {
+        Xapian::QueryParser parser;
+        Xapian::Stem stemmer = make_stemmer(query->language);
+        parser.set_database(reader->db);
+        parser.set_stemmer(stemmer);
+        parser.set_stemming_strategy(stemmer.is_none() ? Xapian::QueryParser::STEM_NONE : Xapian::QueryParser::STEM_SOME);
+        parser.set_default_op(Xapian::Query::OP_AND);
+        for (int i = 0; i < query->field_count; ++i) parser.add_prefix(query->field_names[i], query->field_prefixes[i]);
+        for (int i = 0; i < query->boolean_count; ++i) parser.add_boolean_prefix(query->boolean_names[i], query->boolean_prefixes[i]);
+        unsigned flags = Xapian::QueryParser::FLAG_BOOLEAN | Xapian::QueryParser::FLAG_PHRASE |
+                         Xapian::QueryParser::FLAG_LOVEHATE | Xapian::QueryParser::FLAG_WILDCARD |
+                         Xapian::QueryParser::FLAG_BOOLEAN_ANY_CASE | Xapian::QueryParser::FLAG_PURE_NOT;
+        std::string text = query->text ? query->text : "";
+        Xapian::Query parsed = text.empty() ? Xapian::Query::MatchAll : parser.parse_query(text, flags);
+        Xapian::Enquire enquire(reader->db);
+        enquire.set_query(parsed);
+        if (query->sort_slot >= 0) {
+            enquire.set_sort_by_value_then_relevance(static_cast<Xapian::valueno>(query->sort_slot), query->sort_reverse != 0);
+        }
+        Xapian::MSet matches = enquire.get_mset(query->offset, query->limit);
+        if (estimated) *estimated = matches.get_matches_estimated();
+        for (auto hit = matches.begin(); hit != matches.end(); ++hit) {
+            Xapian::Document document = hit.get_document();
+            std::string data = document.get_data();
+            std::string snippet;
+            if (query->snippet_slot >= 0) {
+                std::string source = document.get_value(static_cast<Xapian::valueno>(query->snippet_slot));
+                snippet = matches.snippet(source, query->snippet_length, stemmer,
+                                          Xapian::MSet::SNIPPET_BACKGROUND_MODEL | Xapian::MSet::SNIPPET_EXHAUSTIVE,
+                                          "[", "]", "…");
+            }
+            callback(context, *hit, hit.get_rank(), hit.get_percent(), data.data(), data.size(), snippet.data(), snippet.size());
+        }
+    };
+    int rc = guarded(error, run);
+    if (rc == CX_ERR_MODIFIED) {
+        cx_error_clear(error);
+        rc = guarded(error, [&] { reader->db.reopen(); });
+        if (rc == CX_OK) rc = guarded(error, run);
+    }
+    return rc;
+}
+
+char *cx_sortable_serialise(double value, size_t *length) {
+    std::string text;
+    try {
+        text = Xapian::sortable_serialise(value);
+    } catch (...) {
+        text.clear();
+    }
+    if (length) *length = text.size();
+    return copy_string(text);
+}
+
+double cx_sortable_unserialise(const char *value, size_t length) {
+    try {
+        return Xapian::sortable_unserialise(std::string(value, length));
+    } catch (...) {
+        return 0;
+    }
+}
+
+}  // extern "C"

@@ -1,8 +1,95 @@
+// A small C API over libxapian for LimelightSearch. Every C++ exception is caught inside the
+// implementation and reported through cx_error; nothing here throws.
 #pragma once
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-int cxapian_placeholder(void);
+
+typedef enum cx_code {
+    CX_OK = 0,
+    CX_ERR_LOCK = 1,       // another writer holds the database (DatabaseLockError)
+    CX_ERR_MODIFIED = 2,   // the reader must reopen (DatabaseModifiedError)
+    CX_ERR_QUERY = 3,      // the query string does not parse (QueryParserError)
+    CX_ERR_OPENING = 4,    // missing or unreadable database (DatabaseOpeningError)
+    CX_ERR_CORRUPT = 5,    // DatabaseCorruptError
+    CX_ERR_OTHER = 6
+} cx_code;
+
+typedef struct cx_error {
+    int code;
+    char *message;  // malloc'd; release with cx_error_clear
+} cx_error;
+
+void cx_error_clear(cx_error *error);
+void cx_free(void *pointer);
+
+typedef struct cx_writer cx_writer;
+typedef struct cx_reader cx_reader;
+typedef struct cx_doc cx_doc;
+
+// Writable database, created when missing; retries a held lock for lock_timeout seconds.
+cx_writer *cx_writer_open(const char *path, double lock_timeout, cx_error *error);
+void cx_writer_close(cx_writer *writer);
+int cx_writer_replace(cx_writer *writer, const char *unique_term, const cx_doc *doc, cx_error *error);
+int cx_writer_delete(cx_writer *writer, const char *unique_term, cx_error *error);
+int cx_writer_contains(cx_writer *writer, const char *term, cx_error *error);  // 1, 0, or -1 on error
+int cx_writer_commit(cx_writer *writer, cx_error *error);
+int cx_writer_set_metadata(cx_writer *writer, const char *key, const char *value, cx_error *error);
+// Returns a malloc'd string ("" when unset), or NULL on error.
+char *cx_writer_get_metadata(cx_writer *writer, const char *key, cx_error *error);
+unsigned cx_writer_doccount(cx_writer *writer, cx_error *error);
+
+typedef void (*cx_term_callback)(void *context, const char *term, size_t term_length,
+                                 const char *value, size_t value_length, int has_value);
+// Calls back for every term starting with prefix, with value slot `slot` of its first document.
+int cx_writer_terms(cx_writer *writer, const char *prefix, unsigned slot, cx_term_callback callback,
+                    void *context, cx_error *error);
+
+// A document being built: free text goes through a TermGenerator with the given stemmer.
+cx_doc *cx_doc_new(const char *language, cx_error *error);
+void cx_doc_free(cx_doc *doc);
+void cx_doc_set_data(cx_doc *doc, const char *data, size_t length);
+int cx_doc_add_boolean_term(cx_doc *doc, const char *term, cx_error *error);
+int cx_doc_add_value(cx_doc *doc, unsigned slot, const char *value, size_t length, cx_error *error);
+int cx_doc_index_text(cx_doc *doc, const char *text, const char *prefix, cx_error *error);
+
+// Read-only database.
+cx_reader *cx_reader_open(const char *path, cx_error *error);
+void cx_reader_close(cx_reader *reader);
+int cx_reader_reopen(cx_reader *reader, cx_error *error);
+unsigned cx_reader_doccount(cx_reader *reader, cx_error *error);
+char *cx_reader_get_metadata(cx_reader *reader, const char *key, cx_error *error);
+
+typedef struct cx_query {
+    const char *text;
+    const char *language;        // "english", or "none"
+    const char *const *field_names;     // free-text field prefixes: name → prefix
+    const char *const *field_prefixes;
+    int field_count;
+    const char *const *boolean_names;   // boolean filters: name → prefix
+    const char *const *boolean_prefixes;
+    int boolean_count;
+    int sort_slot;               // -1: relevance
+    int sort_reverse;
+    unsigned offset;
+    unsigned limit;
+    int snippet_slot;            // -1: no snippets
+    unsigned snippet_length;
+} cx_query;
+
+typedef void (*cx_hit_callback)(void *context, unsigned docid, unsigned rank, int percent,
+                                const char *data, size_t data_length,
+                                const char *snippet, size_t snippet_length);
+// Runs a query; reopens once on DatabaseModifiedError. `estimated` gets the estimated total.
+int cx_reader_search(cx_reader *reader, const cx_query *query, cx_hit_callback callback, void *context,
+                     unsigned *estimated, cx_error *error);
+
+// Xapian::sortable_serialise / unserialise; the buffer is malloc'd.
+char *cx_sortable_serialise(double value, size_t *length);
+double cx_sortable_unserialise(const char *value, size_t length);
+
 #ifdef __cplusplus
 }
 #endif

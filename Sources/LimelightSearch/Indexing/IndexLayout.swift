@@ -13,6 +13,8 @@ public enum IndexLayout {
     public static let markerTimeSlot: UInt32 = 0
     /// Display name, for `--sort name` without knowing the property.
     public static let displayNameSlot: UInt32 = 1
+    /// The indexed text, which snippets are cut from.
+    public static let snippetSlot: UInt32 = 2
     /// First slot for per-property sortable values; assigned in metadata `slots`.
     public static let firstPropertySlot: UInt32 = 10
     /// Metadata keys.
@@ -30,8 +32,6 @@ public enum IndexLayout {
         public var entity: String
         public var store: String
         public var displayName: String
-        /// The indexed text, kept for snippets.
-        public var text: String
     }
 
     /// The object URI a marker path stands for, from the path alone:

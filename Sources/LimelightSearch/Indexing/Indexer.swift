@@ -26,7 +26,7 @@ public final class Indexer {
 
     public init(indexPath: URL, language: String = "english", lockTimeout: TimeInterval = 2) throws {
         try FileManager.default.createDirectory(at: indexPath.deletingLastPathComponent(), withIntermediateDirectories: true)
-        index = try SearchIndex(path: indexPath.path, lockTimeout: lockTimeout)
+        index = try SearchIndex(path: indexPath.path, language: language, lockTimeout: lockTimeout)
         self.language = language
         let discovered = ImporterManifest.discover()
         manifests = discovered.byExtension
@@ -123,10 +123,10 @@ public final class Indexer {
         if newSlots {
             try index.setMetadata(slots.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ","), forKey: IndexLayout.slotsKey)
         }
+        values[IndexLayout.snippetSlot] = Data(fieldTexts.map(\.text).joined(separator: " — ").utf8)
         let entity = record.entity ?? URL(fileURLWithPath: record.marker).deletingLastPathComponent().lastPathComponent
         let store = record.store ?? URL(fileURLWithPath: record.marker).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
-        let data = IndexLayout.DocumentData(marker: record.marker, uri: uri, entity: entity, store: store, displayName: displayName,
-                                            text: fieldTexts.map(\.text).joined(separator: " — "))
+        let data = IndexLayout.DocumentData(marker: record.marker, uri: uri, entity: entity, store: store, displayName: displayName)
         return IndexDocument(uniqueTerm: IndexLayout.uniquePrefix + uri,
                              booleanTerms: [IndexLayout.entityPrefix + entity, IndexLayout.storePrefix + store],
                              fields: fieldTexts, values: values, data: try JSONEncoder().encode(data))

@@ -1,0 +1,100 @@
+import CXapian
+import Foundation
+
+/// The writable index: one Xapian database, written by one process at a time (Xapian's lock).
+///
+/// Not thread-safe: the daemon and `limelight index` use it from one thread.
+public final class SearchIndex: @unchecked Sendable {
+    public let path: String
+    public let language: String
+    private let handle: OpaquePointer
+
+    /// Opens or creates the database, waiting up to `lockTimeout` seconds for another writer.
+    public init(path: String, language: String = "english", lockTimeout: TimeInterval = 2) throws {
+        self.path = path
+        self.language = language
+        handle = try xapianCall(path: path, { cx_writer_open(path, lockTimeout, $0) }, failed: { $0 == nil })!
+    }
+
+    deinit { cx_writer_close(handle) }
+
+    /// Adds the document, or replaces the one with the same unique term.
+    public func replaceDocument(_ document: IndexDocument) throws {
+        let doc = try xapianCall(path: path, { cx_doc_new(language, $0) }, failed: { $0 == nil })!
+        defer { cx_doc_free(doc) }
+        document.data.withUnsafeBytes { cx_doc_set_data(doc, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
+        for term in document.booleanTerms where !term.isEmpty {
+            try xapianCall(path: path, { cx_doc_add_boolean_term(doc, term, $0) }, failed: { $0 != 0 })
+        }
+        for (slot, value) in document.values {
+            try xapianCall(path: path, { error in
+                value.withUnsafeBytes { cx_doc_add_value(doc, slot, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count, error) }
+            }, failed: { $0 != 0 })
+        }
+        for field in document.fields where !field.text.isEmpty {
+            if !field.prefix.isEmpty {
+                try xapianCall(path: path, { cx_doc_index_text(doc, field.text, field.prefix, $0) }, failed: { $0 != 0 })
+            }
+            try xapianCall(path: path, { cx_doc_index_text(doc, field.text, "", $0) }, failed: { $0 != 0 })
+        }
+        try xapianCall(path: path, { cx_writer_replace(handle, document.uniqueTerm, doc, $0) }, failed: { $0 != 0 })
+    }
+
+    public func deleteDocument(uniqueTerm: String) throws {
+        try xapianCall(path: path, { cx_writer_delete(handle, uniqueTerm, $0) }, failed: { $0 != 0 })
+    }
+
+    public func contains(uniqueTerm: String) throws -> Bool {
+        try xapianCall(path: path, { cx_writer_contains(handle, uniqueTerm, $0) }, failed: { $0 < 0 }) == 1
+    }
+
+    /// Makes every change since the last commit durable and visible to readers.
+    public func commit() throws {
+        try xapianCall(path: path, { cx_writer_commit(handle, $0) }, failed: { $0 != 0 })
+    }
+
+    public var documentCount: Int {
+        var error = cx_error(code: 0, message: nil)
+        defer { cx_error_clear(&error) }
+        return Int(cx_writer_doccount(handle, &error))
+    }
+
+    public func metadata(forKey key: String) throws -> String? {
+        let pointer = try xapianCall(path: path, { cx_writer_get_metadata(handle, key, $0) }, failed: { $0 == nil })
+        defer { cx_free(pointer) }
+        let value = pointer.map { String(cString: $0) } ?? ""
+        return value.isEmpty ? nil : value
+    }
+
+    public func setMetadata(_ value: String, forKey key: String) throws {
+        try xapianCall(path: path, { cx_writer_set_metadata(handle, key, value, $0) }, failed: { $0 != 0 })
+    }
+
+    /// Every term starting with `prefix`, with value `valueSlot` of its document.
+    public func uniqueTerms(prefix: String, valueSlot: UInt32) throws -> [(term: String, value: Data?)] {
+        final class Box { var items: [(term: String, value: Data?)] = [] }
+        let box = Box()
+        try xapianCall(path: path, { error in
+            cx_writer_terms(handle, prefix, valueSlot, { context, term, termLength, value, valueLength, hasValue in
+                guard let context, let term else { return }
+                let box = Unmanaged<Box>.fromOpaque(context).takeUnretainedValue()
+                let name = String(decoding: UnsafeRawBufferPointer(start: term, count: termLength), as: UTF8.self)
+                let data = hasValue != 0 && value != nil ? Data(bytes: value!, count: valueLength) : nil
+                box.items.append((name, data))
+            }, Unmanaged.passUnretained(box).toOpaque(), error)
+        }, failed: { $0 != 0 })
+        return box.items
+    }
+
+    /// Encodes a number so that byte order sorts like numeric order (Xapian's sortable_serialise).
+    public static func sortableSerialise(_ value: Double) -> Data {
+        var length = 0
+        guard let pointer = cx_sortable_serialise(value, &length) else { return Data() }
+        defer { cx_free(pointer) }
+        return Data(bytes: pointer, count: length)
+    }
+
+    public static func sortableUnserialise(_ data: Data) -> Double {
+        data.withUnsafeBytes { cx_sortable_unserialise($0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
+    }
+}

@@ -1,0 +1,113 @@
+import CXapian
+import Foundation
+
+/// A query in Xapian's syntax (AND, OR, NOT, "phrases", wild*cards, field:word) with its options.
+public struct SearchQuery: Sendable {
+    public var text: String
+    public var language = "english"
+    /// Free-text fields: name used in queries → term prefix.
+    public var fieldPrefixes: [String: String] = [:]
+    /// Exact filters: name used in queries → term prefix.
+    public var booleanPrefixes: [String: String] = [:]
+    /// Value slot to sort by; `nil` sorts by relevance.
+    public var sortSlot: UInt32?
+    public var sortDescending = false
+    public var offset = 0
+    public var limit = 20
+    /// Value slot holding the text snippets are cut from; `nil` for none.
+    public var snippetSlot: UInt32?
+    public var snippetLength = 160
+
+    public init(text: String) { self.text = text }
+}
+
+/// One match.
+public struct SearchHit: Sendable {
+    public var documentID: UInt32
+    public var rank: Int
+    public var percent: Int
+    public var data: Data
+    /// Matching words are marked `[like this]`.
+    public var snippet: String
+}
+
+public struct SearchResults: Sendable {
+    public var estimatedTotal: Int
+    public var hits: [SearchHit]
+}
+
+/// A read-only view of the index; sees new commits after `reopen()` (done by itself when Xapian
+/// says the database moved on).
+public final class SearchIndexReader: @unchecked Sendable {
+    public let path: String
+    private let handle: OpaquePointer
+
+    public init(path: String) throws {
+        self.path = path
+        handle = try xapianCall(path: path, { cx_reader_open(path, $0) }, failed: { $0 == nil })!
+    }
+
+    deinit { cx_reader_close(handle) }
+
+    public func reopen() throws {
+        try xapianCall(path: path, { cx_reader_reopen(handle, $0) }, failed: { $0 != 0 })
+    }
+
+    public var documentCount: Int {
+        var error = cx_error(code: 0, message: nil)
+        defer { cx_error_clear(&error) }
+        return Int(cx_reader_doccount(handle, &error))
+    }
+
+    public func metadata(forKey key: String) throws -> String? {
+        let pointer = try xapianCall(path: path, { cx_reader_get_metadata(handle, key, $0) }, failed: { $0 == nil })
+        defer { cx_free(pointer) }
+        let value = pointer.map { String(cString: $0) } ?? ""
+        return value.isEmpty ? nil : value
+    }
+
+    public func search(_ query: SearchQuery) throws -> SearchResults {
+        final class Box { var hits: [SearchHit] = [] }
+        let box = Box()
+        let fields = query.fieldPrefixes.sorted { $0.key < $1.key }
+        let booleans = query.booleanPrefixes.sorted { $0.key < $1.key }
+        var estimated: UInt32 = 0
+        try withCStrings(fields.map(\.key)) { fieldNames in
+            try withCStrings(fields.map(\.value)) { fieldPrefixes in
+                try withCStrings(booleans.map(\.key)) { booleanNames in
+                    try withCStrings(booleans.map(\.value)) { booleanPrefixes in
+                        try query.text.withCString { text in
+                            try query.language.withCString { language in
+                                var cQuery = cx_query(
+                                    text: text, language: language,
+                                    field_names: fieldNames, field_prefixes: fieldPrefixes, field_count: Int32(fields.count),
+                                    boolean_names: booleanNames, boolean_prefixes: booleanPrefixes, boolean_count: Int32(booleans.count),
+                                    sort_slot: query.sortSlot.map { Int32($0) } ?? -1, sort_reverse: query.sortDescending ? 1 : 0,
+                                    offset: UInt32(max(0, query.offset)), limit: UInt32(max(0, query.limit)),
+                                    snippet_slot: query.snippetSlot.map { Int32($0) } ?? -1, snippet_length: UInt32(query.snippetLength))
+                                try xapianCall(path: path, { error in
+                                    cx_reader_search(handle, &cQuery, { context, docid, rank, percent, data, dataLength, snippet, snippetLength in
+                                        guard let context else { return }
+                                        let box = Unmanaged<Box>.fromOpaque(context).takeUnretainedValue()
+                                        let bytes = data.map { Data(bytes: $0, count: dataLength) } ?? Data()
+                                        let text = snippet.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: snippetLength), as: UTF8.self) } ?? ""
+                                        box.hits.append(SearchHit(documentID: docid, rank: Int(rank), percent: Int(percent), data: bytes, snippet: text))
+                                    }, Unmanaged.passUnretained(box).toOpaque(), &estimated, error)
+                                }, failed: { $0 != 0 })
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return SearchResults(estimatedTotal: Int(estimated), hits: box.hits)
+    }
+}
+
+/// Calls `body` with a C array of C strings that live for the call.
+func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) throws -> T) rethrows -> T {
+    let pointers = strings.map { strdup($0) }
+    defer { pointers.forEach { free($0) } }
+    let constPointers: [UnsafePointer<CChar>?] = pointers.map { $0.map { UnsafePointer($0) } }
+    return try constPointers.withUnsafeBufferPointer { try body($0.baseAddress) }
+}
