@@ -8,7 +8,7 @@ enum CookbookStore {
         let env = ProcessInfo.processInfo.environment
         if let explicit = env["COOKBOOK_MODEL"] { return URL(fileURLWithPath: explicit) }
         let relative = "limelight/models/Cookbook.xcdatamodeld"
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         var candidates = [
             executable.appendingPathComponent("../share/\(relative)"),
             executable.appendingPathComponent("../../../share/\(relative)"),

@@ -3,6 +3,9 @@ import Foundation
 public struct QueryPredicate: Sendable, Equatable {
     public var predicateFormat: String
     public init(format: String) { predicateFormat = format }
+    public init(format: String, argumentArray: [Any?]) throws {
+        throw PersistenceError.invalidRequest("predicate format strings are not parsed yet: \(format)")
+    }
     public func evaluate(with object: Any?) throws -> Bool { true }
 }
 

@@ -47,7 +47,8 @@ public struct ImporterManifest: Sendable, Equatable {
     }
 
     static var programDirectory: URL {
-        URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
+        // The running program's real location, whatever PATH or symlink started it.
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     }
 
     /// Every manifest found, by extension (the first found wins).

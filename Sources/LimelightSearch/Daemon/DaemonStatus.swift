@@ -1,0 +1,59 @@
+import Foundation
+
+/// What the daemon reports about itself in `$XDG_STATE_HOME/limelight/status.json`, rewritten
+/// after every batch; `limelight status` reads it.
+public struct DaemonStatus: Codable, Sendable {
+    public var pid: Int32
+    public var startedAt: Date
+    public var indexPath: String
+    public var roots: [String: String]
+    public var documents: Int
+    public var lastCommit: Date?
+    public var queued: Int
+    public var batches: Int
+    public var indexedTotal: Int
+    public var removedTotal: Int
+    /// Roots that could not be fully watched and are scanned periodically instead.
+    public var scannedRoots: [String]
+    /// Recent failures: marker → reason.
+    public var failures: [String: String]
+
+    public static var defaultURL: URL {
+        ExternalRecordsRegistryPaths.stateDirectory.appendingPathComponent("status.json")
+    }
+
+    public func write(to url: URL = DaemonStatus.defaultURL) throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try encoder.encode(self).write(to: url, options: .atomic)
+    }
+
+    public static func read(from url: URL = DaemonStatus.defaultURL) -> DaemonStatus? {
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try? decoder.decode(DaemonStatus.self, from: data)
+    }
+
+    /// Whether the process that wrote this status is still alive.
+    public var isRunning: Bool { kill(pid, 0) == 0 }
+}
+
+/// XDG folders the search side uses.
+public enum ExternalRecordsRegistryPaths {
+    public static var stateDirectory: URL {
+        let env = ProcessInfo.processInfo.environment
+        let state = env["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: env["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/state")
+        return state.appendingPathComponent("limelight", isDirectory: true)
+    }
+
+    public static var defaultIndexURL: URL {
+        let env = ProcessInfo.processInfo.environment
+        let data = env["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: env["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/share")
+        return data.appendingPathComponent("limelight/index", isDirectory: true)
+    }
+}

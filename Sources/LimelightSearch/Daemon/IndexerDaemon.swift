@@ -1,0 +1,200 @@
+import Foundation
+import LimelightData
+import Logging
+
+/// The indexer daemon: watches every registered records root and the roots registry with
+/// inotify, coalesces events for a short window, and applies them in batches with one commit each.
+///
+/// Startup and inotify overflow run a reconcile (markers against the index by modification time);
+/// a root that hits the inotify watch limit is rescanned on a timer instead. Idle means no wake-ups:
+/// the only timers are the coalescing window while events arrive and the rescans of such roots.
+public final class IndexerDaemon: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var indexPath: URL = ExternalRecordsRegistryPaths.defaultIndexURL
+        public var language = "english"
+        /// How long events are gathered before a batch is applied.
+        public var coalescingWindow: TimeInterval = 0.03
+        /// A batch is applied at once when this many markers are waiting.
+        public var maxBatchSize = 2000
+        public var rescanInterval: TimeInterval = 30
+        public var lockTimeout: TimeInterval = 0.5
+        public init() {}
+    }
+
+    private let options: Options
+    private let indexer: Indexer
+    private let queue = DispatchQueue(label: "limelight.daemon")
+    private var watcher: InotifyWatcher?
+    private var roots: [String: URL] = [:]
+    private var changed: Set<String> = []
+    private var removed: Set<String> = []
+    private var flushScheduled = false
+    private var scannedRoots: Set<String> = []
+    private var rescanTimer: DispatchSourceTimer?
+    private var signalSources: [DispatchSourceSignal] = []
+    private let startedAt = Date()
+    private var batches = 0
+    private var indexedTotal = 0
+    private var removedTotal = 0
+    private var lastCommit: Date?
+    private let logger: Logger
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Opens the index for writing; fails with a lock error when another daemon has it.
+    public init(options: Options, logger: Logger) throws {
+        self.options = options
+        self.logger = logger
+        indexer = try Indexer(indexPath: options.indexPath, language: options.language, lockTimeout: options.lockTimeout)
+    }
+
+    /// Runs until SIGTERM or SIGINT; returns after the last batch is committed.
+    public func run() throws {
+        signal(SIGPIPE, SIG_IGN)
+        let queue = self.queue
+        let watcher = try InotifyWatcher { [weak self] events in
+            queue.async { [weak self] in self?.handle(events) }
+        }
+        self.watcher = watcher
+        for signalNumber in [SIGTERM, SIGINT] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+            source.setEventHandler { [weak self] in self?.shutDown(signal: signalNumber) }
+            source.resume()
+            signalSources.append(source)
+        }
+        queue.sync {
+            let registry = ExternalRecordsRegistry.rootsDirectory
+            try? FileManager.default.createDirectory(at: registry, withIntermediateDirectories: true)
+            watcher.addTree(registry.path)
+            refreshRoots()
+            reconcile(roots)
+        }
+        watcher.start()
+        logger.info("limelightd: watching \(roots.count) records folder(s); index \(options.indexPath.path)")
+        finished.wait()
+    }
+
+    private func shutDown(signal: Int32) {
+        logger.info("limelightd: signal \(signal), finishing the batch")
+        flush()
+        watcher?.stop()
+        writeStatus()
+        finished.signal()
+    }
+
+    /// Reads the registry and watches roots that are new.
+    private func refreshRoots() {
+        let current = ExternalRecordsRegistry.registeredRoots()
+        for (store, root) in current where roots[store] != root {
+            try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            guard let watcher else { continue }
+            let events = watcher.addTree(root.path)
+            if events.contains(where: { $0.kind == .watchLimitReached }) { fallBackToScanning(root.path) }
+            if let old = roots[store] { watcher.removeTree(old.path) }
+            roots[store] = root
+            reconcile([store: root])
+        }
+    }
+
+    private func handle(_ events: [WatchEvent]) {
+        let registry = ExternalRecordsRegistry.rootsDirectory.path
+        for event in events {
+            switch event.kind {
+            case .overflow:
+                logger.warning("limelightd: inotify queue overflowed; reconciling every root")
+                flush()
+                reconcile(roots)
+            case .watchLimitReached:
+                fallBackToScanning(event.path)
+            case .changed, .removed:
+                if event.path.hasPrefix(registry + "/") {
+                    refreshRoots()
+                    continue
+                }
+                let name = (event.path as NSString).lastPathComponent
+                guard !name.hasPrefix("."), !event.path.contains("/.limelight/"),
+                      IndexLayout.objectURI(forMarker: event.path) != nil else { continue }
+                if event.kind == .changed {
+                    changed.insert(event.path)
+                    removed.remove(event.path)
+                } else {
+                    removed.insert(event.path)
+                    changed.remove(event.path)
+                }
+            case .folderAdded, .folderRemoved:
+                continue
+            }
+        }
+        scheduleFlush()
+    }
+
+    private func scheduleFlush() {
+        if changed.count + removed.count >= options.maxBatchSize {
+            flush()
+            return
+        }
+        guard !flushScheduled, !(changed.isEmpty && removed.isEmpty) else { return }
+        flushScheduled = true
+        queue.asyncAfter(deadline: .now() + options.coalescingWindow) { [weak self] in
+            self?.flushScheduled = false
+            self?.flush()
+        }
+    }
+
+    private func flush() {
+        guard !changed.isEmpty || !removed.isEmpty else { return }
+        let batchChanged = Array(changed), batchRemoved = removed.compactMap(IndexLayout.objectURI(forMarker:))
+        changed = []
+        removed = []
+        let report = indexer.apply(changed: batchChanged, removedURIs: batchRemoved)
+        batches += 1
+        indexedTotal += report.indexed
+        removedTotal += report.removed
+        lastCommit = Date()
+        logger.debug("limelightd: batch \(batches): indexed \(report.indexed), removed \(report.removed), failed \(report.failed)")
+        writeStatus()
+    }
+
+    private func reconcile(_ selected: [String: URL]) {
+        guard !selected.isEmpty else { writeStatus(); return }
+        do {
+            let plan = try Reconciler.plan(index: indexer.index, roots: selected)
+            if !plan.changed.isEmpty || !plan.removedURIs.isEmpty {
+                logger.info("limelightd: reconcile: \(plan.changed.count) to index, \(plan.removedURIs.count) to remove, \(plan.unchanged) unchanged")
+                for chunk in stride(from: 0, to: max(plan.changed.count, 1), by: options.maxBatchSize) {
+                    let slice = Array(plan.changed[chunk..<min(plan.changed.count, chunk + options.maxBatchSize)])
+                    let report = indexer.apply(changed: slice, removedURIs: chunk == 0 ? plan.removedURIs : [])
+                    indexedTotal += report.indexed
+                    removedTotal += report.removed
+                    batches += 1
+                    lastCommit = Date()
+                }
+            }
+        } catch {
+            logger.error("limelightd: reconcile failed: \(error)")
+        }
+        writeStatus()
+    }
+
+    private func fallBackToScanning(_ root: String) {
+        guard scannedRoots.insert(root).inserted else { return }
+        logger.critical("limelightd: the inotify watch limit is reached; \(root) is rescanned every \(Int(options.rescanInterval)) s instead (raise fs.inotify.max_user_watches)")
+        guard rescanTimer == nil else { return }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + options.rescanInterval, repeating: options.rescanInterval)
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            self.reconcile(self.roots.filter { entry in self.scannedRoots.contains { $0 == entry.value.path || $0.hasPrefix(entry.value.path + "/") } })
+        }
+        timer.resume()
+        rescanTimer = timer
+    }
+
+    private func writeStatus() {
+        let status = DaemonStatus(pid: getpid(), startedAt: startedAt, indexPath: options.indexPath.path,
+                                  roots: roots.mapValues(\.path), documents: indexer.index.documentCount, lastCommit: lastCommit,
+                                  queued: changed.count + removed.count, batches: batches, indexedTotal: indexedTotal,
+                                  removedTotal: removedTotal, scannedRoots: scannedRoots.sorted(), failures: indexer.failures)
+        do { try status.write() } catch { logger.error("limelightd: cannot write status: \(error)") }
+    }
+}

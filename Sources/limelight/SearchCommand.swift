@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import LimelightData
+import LimelightSearch
+
+extension Limelight {
+    struct Search: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Search the index; every hit is shown with its object's current values.",
+            discussion: """
+            Xapian's query syntax: words (AND by default), OR, NOT, "phrases", wild*cards, a field per indexed \
+            property (name:salsa), and the filters entity:Recipe and store:<UUID>. Words are stemmed (tomatoes finds tomato).
+            """)
+        @Argument(help: "The query.") var query: [String]
+        @Option(help: "The index (default: $XDG_DATA_HOME/limelight/index).") var index: String?
+        @Option(help: "Stemming language.") var language = "english"
+        @Option(help: "At most this many hits.") var limit = 20
+        @Option(help: "Skip this many hits.") var offset = 0
+        @Option(help: "Sort by an indexed property (or name); -PROPERTY for descending.") var sort: String?
+        @Flag(help: "Print only the number of hits.") var count = false
+        @Flag(help: "Print one JSON object per hit.") var json = false
+        @Flag(help: "Keep running and print changes to the results as the index changes.") var live = false
+
+        func run() throws {
+            signal(SIGPIPE, SIG_DFL)
+            let indexURL = URL(fileURLWithPath: index ?? defaultIndexPath())
+            var options = SearchService.Options(query: query.joined(separator: " "))
+            options.language = language
+            options.limit = limit
+            options.offset = offset
+            options.sort = sort
+            let service = try SearchService(indexPath: indexURL)
+            if count {
+                print(try service.count(options))
+                return
+            }
+            if live {
+                try LiveSearch(service: service, options: options, indexURL: indexURL, json: json).run()
+                return
+            }
+            let outcome = try service.search(options)
+            for hit in outcome.hits { try HitPrinter.print(hit, json: json) }
+            for dropped in outcome.dropped {
+                FileHandle.standardError.write(Data("dropped \(dropped.document.uri): \(dropped.reason)\n".utf8))
+            }
+            if outcome.hits.isEmpty && !json { FileHandle.standardError.write(Data("no matches\n".utf8)) }
+        }
+    }
+}
+
+enum HitPrinter {
+    static func print(_ hit: SearchService.Hit, json: Bool, prefix: String = "") throws {
+        let values = ObjectPrinter.values(of: hit.object)
+        if json {
+            try printJSON(["displayName": hit.document.displayName, "entity": hit.document.entity, "uri": hit.document.uri,
+                           "marker": hit.document.marker, "store": hit.document.store, "percent": hit.percent,
+                           "snippet": hit.snippet, "values": values, "change": prefix])
+            return
+        }
+        Swift.print("\(prefix)\(hit.document.displayName)  [\(hit.document.entity), \(hit.percent)%]")
+        Swift.print("  uri:    \(hit.document.uri)")
+        Swift.print("  marker: \(hit.document.marker)")
+        if !hit.snippet.isEmpty { Swift.print("  …\(hit.snippet)") }
+        Swift.print(ObjectPrinter.text(values, indent: "    "))
+    }
+}
+
+/// `limelight search --live`: reruns the query whenever the index commits, printing what entered
+/// (+) and left (-) the results, like `mdfind -live`.
+struct LiveSearch {
+    let service: SearchService
+    let options: SearchService.Options
+    let indexURL: URL
+    let json: Bool
+
+    func run() throws {
+        var shown: [String: String] = [:]
+        func refresh() throws {
+            try service.reader.reopen()
+            let outcome = try service.search(options)
+            var now: [String: String] = [:]
+            for hit in outcome.hits {
+                now[hit.document.uri] = hit.document.displayName
+                if shown[hit.document.uri] == nil { try HitPrinter.print(hit, json: json, prefix: "+ ") }
+            }
+            for (uri, name) in shown where now[uri] == nil {
+                if json { try printJSON(["change": "- ", "uri": uri, "displayName": name]) } else { Swift.print("- \(name)  \(uri)") }
+            }
+            shown = now
+            fflush(nil)
+        }
+        try refresh()
+        let changes = DispatchSemaphore(value: 0)
+        let watcher = try InotifyWatcher { _ in changes.signal() }
+        watcher.addTree(indexURL.path)
+        watcher.start()
+        while true {
+            changes.wait()
+            while changes.wait(timeout: .now() + 0.05) == .success {}
+            try refresh()
+        }
+    }
+}

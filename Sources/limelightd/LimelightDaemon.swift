@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import LimelightSearch
+import Logging
+
+/// limelightd: keeps the search index in step with every registered store's marker files.
+@main
+struct LimelightDaemon: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "limelightd",
+        abstract: "The Limelight indexer daemon: watches marker folders with inotify and feeds the Xapian index.",
+        discussion: "Runs until SIGTERM or SIGINT, which finish the current batch and commit. Meant to run as a systemd user service (limelightd.service).")
+
+    @Flag(help: "Stay in the foreground (the default; systemd and the shell manage the process).") var foreground = false
+    @Option(help: "The Xapian index (default: $XDG_DATA_HOME/limelight/index).") var index: String?
+    @Option(help: "Stemming language for indexed text (a Xapian stemmer name, or none).") var language = "english"
+    @Flag(help: "Log every batch.") var verbose = false
+
+    func run() throws {
+        let level: Logger.Level = verbose ? .debug : .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "limelightd")
+        var options = IndexerDaemon.Options()
+        if let index { options.indexPath = URL(fileURLWithPath: index) }
+        options.language = language
+        let daemon: IndexerDaemon
+        do {
+            daemon = try IndexerDaemon(options: options, logger: logger)
+        } catch let error as SearchIndexError where error.kind == .lock {
+            FileHandle.standardError.write(Data("limelightd: another limelightd is already running on \(options.indexPath.path) (the index is locked); not starting a second one\n".utf8))
+            throw ExitCode(1)
+        }
+        try daemon.run()
+        logger.info("limelightd: stopped")
+    }
+}
