@@ -239,7 +239,9 @@ int cx_reader_search(cx_reader *reader, const cx_query *query, cx_hit_callback c
         if (query->sort_slot >= 0) {
             enquire.set_sort_by_value_then_relevance(static_cast<Xapian::valueno>(query->sort_slot), query->sort_reverse != 0);
         }
-        Xapian::MSet matches = enquire.get_mset(query->offset, query->limit);
+        // With no hits asked for, count exactly rather than estimate (used by search --count).
+        Xapian::doccount check = query->limit == 0 ? reader->db.get_doccount() : 0;
+        Xapian::MSet matches = enquire.get_mset(query->offset, query->limit, check);
         if (estimated) *estimated = matches.get_matches_estimated();
         for (auto hit = matches.begin(); hit != matches.end(); ++hit) {
             Xapian::Document document = hit.get_document();

@@ -16,7 +16,7 @@ extension Limelight {
         @Option(help: "Stemming language.") var language = "english"
         @Option(help: "At most this many hits.") var limit = 20
         @Option(help: "Skip this many hits.") var offset = 0
-        @Option(help: "Sort by an indexed property (or name); -PROPERTY for descending.") var sort: String?
+        @Option(help: "Sort by an indexed property (or name); PROPERTY:desc for descending.") var sort: String?
         @Flag(help: "Print only the number of hits.") var count = false
         @Flag(help: "Print one JSON object per hit.") var json = false
         @Flag(help: "Keep running and print changes to the results as the index changes.") var live = false

@@ -22,6 +22,12 @@ public enum IndexLayout {
     public static let slotsKey = "limelight.slots"
     public static let lastCommitKey = "limelight.lastCommit"
 
+    /// A boolean term as Xapian's QueryParser forms it for `field:Value`: multi-letter prefixes
+    /// get a colon before a value that starts with a capital letter.
+    public static func booleanTerm(_ prefix: String, _ value: String) -> String {
+        prefix.count > 1 && (value.first?.isUppercase ?? false) ? prefix + ":" + value : prefix + value
+    }
+
     /// The free-text prefix of a property: `XP` + its upper-cased name (`name:` → `XPNAME`).
     public static func fieldPrefix(_ property: String) -> String { "XP" + property.uppercased() }
 

@@ -128,7 +128,7 @@ public final class Indexer {
         let store = record.store ?? URL(fileURLWithPath: record.marker).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
         let data = IndexLayout.DocumentData(marker: record.marker, uri: uri, entity: entity, store: store, displayName: displayName)
         return IndexDocument(uniqueTerm: IndexLayout.uniquePrefix + uri,
-                             booleanTerms: [IndexLayout.entityPrefix + entity, IndexLayout.storePrefix + store],
+                             booleanTerms: [IndexLayout.booleanTerm(IndexLayout.entityPrefix, entity), IndexLayout.booleanTerm(IndexLayout.storePrefix, store)],
                              fields: fieldTexts, values: values, data: try JSONEncoder().encode(data))
     }
 }

@@ -51,6 +51,7 @@ public final class SearchService {
         query.snippetSlot = IndexLayout.snippetSlot
         if var sort = options.sort {
             if sort.hasPrefix("-") { query.sortDescending = true; sort.removeFirst() }
+            if sort.hasSuffix(":desc") { query.sortDescending = true; sort.removeLast(5) }
             if sort == "name" || sort == "displayName" {
                 query.sortSlot = IndexLayout.displayNameSlot
             } else {

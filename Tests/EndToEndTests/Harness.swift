@@ -1,0 +1,125 @@
+import Foundation
+import LimelightData
+
+/// A scratch XDG home with the built programs, for running them as a user would.
+final class Harness {
+    let home: URL
+    let bin: URL
+    let environment: [String: String]
+    private var daemons: [Process] = []
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    init() throws {
+        home = FileManager.default.temporaryDirectory.appendingPathComponent("limelight-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        // The test bundle sits next to the programs in the build folder.
+        bin = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        var env = ProcessInfo.processInfo.environment
+        env["HOME"] = home.path
+        env["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
+        env["XDG_STATE_HOME"] = home.appendingPathComponent("state").path
+        env["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
+        env["PATH"] = bin.path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        env["COOKBOOK_MODEL"] = Self.packageRoot.appendingPathComponent("share/limelight/models/Cookbook.xcdatamodeld").path
+        environment = env
+        // Importer manifests are found on $XDG_DATA_HOME, as after `make install`.
+        let importers = home.appendingPathComponent("data/limelight/importers")
+        try FileManager.default.createDirectory(at: importers, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Self.packageRoot.appendingPathComponent("share/limelight/importers/cookbook.importer"),
+                                         to: importers.appendingPathComponent("cookbook.importer"))
+    }
+
+    deinit {
+        for daemon in daemons where daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: home)
+    }
+
+    static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    var storeURL: URL { home.appendingPathComponent("data/cookbook/Cookbook.sqlite") }
+
+    @discardableResult
+    func run(_ program: String, _ arguments: [String], allowFailure: Bool = false) throws -> Result {
+        let process = Process()
+        process.executableURL = bin.appendingPathComponent(program)
+        process.arguments = arguments
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let result = Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                            stderr: String(decoding: stderr, as: UTF8.self))
+        if !allowFailure && result.status != 0 {
+            throw HarnessError("\(program) \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)")
+        }
+        return result
+    }
+
+    /// Starts limelightd and waits until it reports itself running.
+    @discardableResult
+    func startDaemon(extra: [String] = []) throws -> Process {
+        let process = Process()
+        process.executableURL = bin.appendingPathComponent("limelightd")
+        process.arguments = ["--foreground"] + extra
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        daemons.append(process)
+        try waitUntil("the daemon reports itself running") { (try? self.run("limelight", ["status"]))?.status == 0 }
+        return process
+    }
+
+    func stop(_ daemon: Process, signal: Int32 = SIGTERM) {
+        kill(daemon.processIdentifier, signal)
+        daemon.waitUntilExit()
+    }
+
+    func searchCount(_ query: String) throws -> Int {
+        Int(try run("limelight", ["search", "--count"] + query.split(separator: " ").map(String.init)).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// Polls `condition` until it holds or the deadline passes.
+    func waitUntil(_ what: String, timeout: TimeInterval = 20, _ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return }
+            usleep(20_000)
+        }
+        throw HarnessError("timed out waiting until \(what)")
+    }
+
+    /// Opens the cookbook store in this process, for saving many recipes quickly.
+    func openCookbook() throws -> ManagedObjectContext {
+        let modelURL = URL(fileURLWithPath: environment["COOKBOOK_MODEL"] ?? "")
+        let model = try ManagedObjectModel(contentsOf: modelURL)
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
+        try FileManager.default.createDirectory(at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        // Registration goes to the harness's XDG state folder.
+        setenv("XDG_STATE_HOME", environment["XDG_STATE_HOME"] ?? "", 1)
+        try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: [
+            StoreOption.externalRecordExtension: "recipe", StoreOption.modelSourcePath: modelURL.path,
+        ])
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        context.undoManager = nil
+        return context
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
