@@ -72,6 +72,8 @@ let package = Package(
             ],
             path: "Importers/Cookbook"
         ),
+        // Saves in a loop until killed, for the marker crash test.
+        .executableTarget(name: "limelight-stress", dependencies: ["LimelightData"], path: "Tests/Tools/MarkerStress"),
         .testTarget(name: "LimelightDataTests", dependencies: ["LimelightData"]),
         .testTarget(name: "LimelightSearchTests", dependencies: ["LimelightSearch"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LimelightData"]),
