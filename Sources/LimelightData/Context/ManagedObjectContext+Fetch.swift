@@ -6,16 +6,20 @@ extension ManagedObjectContext {
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
         let (entity, coordinator) = try resolve(request)
         let pending = request.includesPendingChanges && hasPendingChanges(for: entity, request: request)
+        let stores = coordinator.stores(for: request)
+        // Stores that cannot filter (in-memory) hand over every row; the predicate runs here then.
+        let filterHere = stores.contains { !$0.evaluatesPredicates }
         let fetch = StoreFetch(request: request, entity: entity)
         var objects: [ManagedObject] = []
         try coordinator.withStores {
-            for store in coordinator.stores(for: request) {
-                let rows = try store.fetchRows(pending ? StoreFetch(request: request.withoutPaging(), entity: entity) : fetch)
+            for store in stores {
+                let whole = pending || stores.count > 1 || !store.evaluatesPredicates
+                let rows = try store.fetchRows(whole ? StoreFetch(request: request.withoutPaging(keepPredicate: store.evaluatesPredicates), entity: entity) : fetch)
                 for row in rows { objects.append(register(row: row, asFault: request.returnsObjectsAsFaults)) }
             }
         }
-        if coordinator.stores(for: request).count > 1 || pending {
-            objects = try applyPendingChanges(to: objects, request: request, entity: entity, pending: pending)
+        if stores.count > 1 || pending || filterHere {
+            objects = try applyPendingChanges(to: objects, request: request, entity: entity, pending: pending, filterAll: filterHere)
         }
         return objects
     }
@@ -33,7 +37,8 @@ extension ManagedObjectContext {
     /// How many objects match, counted in the store unless unsaved changes take part.
     public func count(for request: FetchRequest) throws -> Int {
         let (entity, coordinator) = try resolve(request)
-        if request.includesPendingChanges && hasPendingChanges(for: entity, request: request) {
+        if request.includesPendingChanges && hasPendingChanges(for: entity, request: request)
+            || coordinator.stores(for: request).contains(where: { !$0.evaluatesPredicates }) {
             return try fetch(request).count
         }
         return try coordinator.withStores {
@@ -65,7 +70,7 @@ extension ManagedObjectContext {
     }
 
     private func applyPendingChanges(to fetched: [ManagedObject], request: FetchRequest, entity: EntityDescription,
-                                     pending: Bool) throws -> [ManagedObject] {
+                                     pending: Bool, filterAll: Bool) throws -> [ManagedObject] {
         var result: [ManagedObject] = []
         var seen: Set<ObjectIdentifier> = []
         let matches = { (object: ManagedObject) throws -> Bool in
@@ -73,7 +78,7 @@ extension ManagedObjectContext {
             return try predicate.evaluate(with: object)
         }
         for object in fetched where !object.deletedFlag {
-            if object.updatedFlag, try !matches(object) { continue }
+            if object.updatedFlag || filterAll, try !matches(object) { continue }
             if seen.insert(ObjectIdentifier(object)).inserted { result.append(object) }
         }
         if pending {
@@ -94,8 +99,8 @@ extension ManagedObjectContext {
 
 extension FetchRequest {
     /// The same request without offset and limit, for merging with unsaved objects.
-    func withoutPaging() -> FetchRequest {
-        let copy = FetchRequest(entityName: entityName, predicate: predicate, sortDescriptors: sortDescriptors)
+    func withoutPaging(keepPredicate: Bool = true) -> FetchRequest {
+        let copy = FetchRequest(entityName: entityName, predicate: keepPredicate ? predicate : nil, sortDescriptors: sortDescriptors)
         copy.includesSubentities = includesSubentities
         copy.affectedStores = affectedStores
         return copy

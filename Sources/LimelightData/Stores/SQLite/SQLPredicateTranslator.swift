@@ -1,6 +1,12 @@
 import Foundation
 
-/// Translates a predicate into an SQL condition over a store's tables.
+/// Translates a predicate into an SQL condition over a store's tables, so fetches filter in SQLite
+/// instead of loading objects.
+///
+/// Key paths through to-ones become scalar subqueries; to-many key paths under ANY/ALL/NONE,
+/// `@count`, `@sum` … and SUBQUERY become correlated subqueries. Case- and diacritic-insensitive
+/// string operators go through the registered `LL_FOLD`, MATCHES through `REGEXP`. What SQL cannot
+/// say throws an error naming the part; nothing silently falls back to loading everything.
 struct SQLPredicateTranslator {
     let schema: SQLiteSchema
     let entity: EntityDescription
@@ -10,7 +16,87 @@ struct SQLPredicateTranslator {
         var bindings: [SQLiteValue]
     }
 
-    func translate(_ predicate: QueryPredicate) throws -> Translation {
-        throw PersistenceError.invalidRequest("predicates in SQL arrive with the predicate language: \(predicate.predicateFormat)")
+    /// Where a name in the predicate points: a table alias and the entity of its rows.
+    struct Scope {
+        var alias: String
+        var entity: EntityDescription
+        var variables: [String: (alias: String, entity: EntityDescription)] = [:]
+    }
+
+    /// An SQL value expression, with what it refers to when it is a managed object.
+    struct Operand {
+        var sql: String
+        var bindings: [SQLiteValue] = []
+        /// Set when the operand is an object reference (a pk column), so objects compare by key.
+        var isObjectKey = false
+        /// Set when the operand is a to-many key path: (relationship, owner scope, rest of path).
+        var toMany: (relationship: RelationshipDescription, scope: Scope, rest: [String])?
+        var attribute: AttributeDescription?
+        var isNull = false
+    }
+
+    private var aliasCounter = 0
+
+    init(schema: SQLiteSchema, entity: EntityDescription) {
+        self.schema = schema
+        self.entity = entity
+    }
+
+    mutating func translate(_ predicate: QueryPredicate) throws -> Translation {
+        var bindings: [SQLiteValue] = []
+        let sql = try condition(predicate, Scope(alias: "t0", entity: entity), &bindings)
+        return Translation(sql: sql, bindings: bindings)
+    }
+
+    static func unsupported(_ part: String) -> PersistenceError {
+        .invalidRequest("cannot be said in SQL: \(part)")
+    }
+
+    mutating func newAlias() -> String {
+        aliasCounter += 1
+        return "t\(aliasCounter)"
+    }
+
+    mutating func condition(_ predicate: QueryPredicate, _ scope: Scope, _ bindings: inout [SQLiteValue]) throws -> String {
+        switch predicate {
+        case .truePredicate: return "1"
+        case .falsePredicate: return "0"
+        case .not(let inner): return "NOT (" + (try condition(inner, scope, &bindings)) + ")"
+        case .and(let parts): return "(" + (try parts.map { try condition($0, scope, &bindings) }).joined(separator: " AND ") + ")"
+        case .or(let parts): return "(" + (try parts.map { try condition($0, scope, &bindings) }).joined(separator: " OR ") + ")"
+        case .comparison(let comparison): return try self.comparison(comparison, scope, &bindings)
+        }
+    }
+
+    private mutating func comparison(_ c: ComparisonPredicate, _ scope: Scope, _ bindings: inout [SQLiteValue]) throws -> String {
+        let left = try operand(c.left, scope)
+        if let toMany = left.toMany {
+            return try collectionComparison(c, toMany, scope, &bindings)
+        }
+        if c.modifier != .direct {
+            throw Self.unsupported("\(c.modifier == .any ? "ANY" : "ALL") needs a to-many key path on its left: \(PredicatePrinter.format(c.left))")
+        }
+        return try scalarComparison(c, left, scope, &bindings)
+    }
+
+    /// The rows on the other side of a to-many, correlated with `owner`.
+    mutating func relatedRows(_ relationship: RelationshipDescription, owner: Scope) throws
+        -> ((alias: String, table: String, entity: EntityDescription), (from: String, condition: String)) {
+        guard let destination = relationship.destinationEntity, let table = schema.table(for: destination) else {
+            throw Self.unsupported("relationship \(relationship.name) has no destination table")
+        }
+        let alias = newAlias()
+        var filter = ""
+        if destination !== destination.rootEntity {
+            filter = " AND \(alias).Z_ENT IN (\(destination.selfAndDescendants.map { String(schema.number(of: $0)) }.joined(separator: ", ")))"
+        }
+        if let join = schema.joinTable(for: relationship) {
+            let joinAlias = newAlias()
+            return ((alias, table.name, destination),
+                    ("JOIN \(join.name) \(joinAlias) ON \(joinAlias).\(join.destinationColumn) = \(alias).Z_PK",
+                     "\(joinAlias).\(join.sourceColumn) = \(owner.alias).Z_PK\(filter)"))
+        }
+        guard let inverse = relationship.inverseRelationship else { throw Self.unsupported("to-many \(relationship.name) without inverse") }
+        return ((alias, table.name, destination), ("", "\(alias).\(schema.column(for: inverse)) = \(owner.alias).Z_PK\(filter)"))
     }
 }

@@ -92,7 +92,8 @@ extension SQLiteStore {
         var bindings: [SQLiteValue] = []
         if let filter = entityFilter(fetch.entities, table: table) { clauses.append(filter) }
         if let predicate = fetch.request.predicate {
-            let translated = try SQLPredicateTranslator(schema: schema, entity: fetch.entity).translate(predicate)
+            var translator = SQLPredicateTranslator(schema: schema, entity: fetch.entity)
+            let translated = try translator.translate(predicate)
             clauses.append(translated.sql)
             bindings += translated.bindings
         }
@@ -148,7 +149,8 @@ extension SQLiteStore {
         var bindings: [SQLiteValue] = []
         if let filter = entityFilter(fetch.entities, table: table) { clauses.append(filter) }
         if let predicate = fetch.request.predicate {
-            let translated = try SQLPredicateTranslator(schema: schema, entity: fetch.entity).translate(predicate)
+            var translator = SQLPredicateTranslator(schema: schema, entity: fetch.entity)
+            let translated = try translator.translate(predicate)
             clauses.append(translated.sql)
             bindings += translated.bindings
         }

@@ -1,0 +1,168 @@
+import Foundation
+
+/// Evaluates predicates and expressions in memory with Core Data's semantics.
+struct PredicateEvaluator {
+    var variables: [String: Any?]
+
+    mutating func evaluate(_ predicate: QueryPredicate, _ object: Any?) throws -> Bool {
+        switch predicate {
+        case .truePredicate: return true
+        case .falsePredicate: return false
+        case .not(let inner): return try !evaluate(inner, object)
+        case .and(let parts):
+            for part in parts where try !evaluate(part, object) { return false }
+            return true
+        case .or(let parts):
+            for part in parts where try evaluate(part, object) { return true }
+            return false
+        case .comparison(let comparison): return try evaluate(comparison, object)
+        }
+    }
+
+    private mutating func evaluate(_ comparison: ComparisonPredicate, _ object: Any?) throws -> Bool {
+        let left = try value(comparison.left, object)
+        let right = try value(comparison.right, object)
+        switch comparison.modifier {
+        case .direct:
+            return try compare(left, right, comparison)
+        case .any:
+            guard let items = PredicateValues.elements(left) else { return try compare(left, right, comparison) }
+            for item in items where try compare(item, right, comparison) { return true }
+            return false
+        case .all:
+            guard let items = PredicateValues.elements(left) else { return try compare(left, right, comparison) }
+            for item in items where try !compare(item, right, comparison) { return false }
+            return true
+        }
+    }
+
+    func compare(_ left: Any?, _ right: Any?, _ comparison: ComparisonPredicate) throws -> Bool {
+        let options = comparison.options
+        switch comparison.operatorType {
+        case .equal: return PredicateValues.equal(left, right, options: options)
+        case .notEqual: return !PredicateValues.equal(left, right, options: options)
+        case .lessThan: return PredicateValues.compare(left, right, options: options) == .orderedAscending
+        case .lessThanOrEqual: return [.orderedAscending, .orderedSame].contains(PredicateValues.compare(left, right, options: options))
+        case .greaterThan: return PredicateValues.compare(left, right, options: options) == .orderedDescending
+        case .greaterThanOrEqual: return [.orderedDescending, .orderedSame].contains(PredicateValues.compare(left, right, options: options))
+        case .between:
+            guard let bounds = PredicateValues.elements(right), bounds.count == 2 else {
+                throw PredicateEvaluationError("BETWEEN needs {low, high} on its right side")
+            }
+            guard let low = PredicateValues.compare(left, bounds[0], options: options),
+                  let high = PredicateValues.compare(left, bounds[1], options: options) else { return false }
+            return low != .orderedAscending && high != .orderedDescending
+        case .in:
+            if let items = PredicateValues.elements(right) {
+                return items.contains { PredicateValues.equal(left, $0, options: options) }
+            }
+            guard let needle = left as? String, let haystack = right as? String else { return false }
+            return StringFolding.fold(haystack, options).contains(StringFolding.fold(needle, options))
+        case .contains:
+            if let items = PredicateValues.elements(left) {
+                return items.contains { PredicateValues.equal($0, right, options: options) }
+            }
+            return try strings(left, right, options) { $0.contains($1) }
+        case .beginsWith: return try strings(left, right, options) { $0.hasPrefix($1) }
+        case .endsWith: return try strings(left, right, options) { $0.hasSuffix($1) }
+        case .like: return try strings(left, right, options) { StringFolding.like($0, pattern: $1) }
+        case .matches:
+            guard let text = left as? String else { return false }
+            guard let pattern = right as? String else { throw PredicateEvaluationError("MATCHES needs a pattern string on its right side") }
+            var regexOptions: NSRegularExpression.Options = []
+            if options.contains(.caseInsensitive) { regexOptions.insert(.caseInsensitive) }
+            guard let regex = try? NSRegularExpression(pattern: "^(?:\(pattern))$", options: regexOptions) else {
+                throw PredicateEvaluationError("MATCHES: '\(pattern)' is not a valid regular expression")
+            }
+            let subject = options.contains(.diacriticInsensitive) ? StringFolding.fold(text, caseInsensitive: false, diacriticInsensitive: true) : text
+            return regex.firstMatch(in: subject, range: NSRange(subject.startIndex..., in: subject)) != nil
+        }
+    }
+
+    private func strings(_ left: Any?, _ right: Any?, _ options: ComparisonPredicate.Options, _ test: (String, String) -> Bool) throws -> Bool {
+        guard let text = left as? String, let other = right as? String else { return false }
+        return test(StringFolding.fold(text, options), StringFolding.fold(other, options))
+    }
+
+    mutating func value(_ expression: QueryExpression, _ object: Any?) throws -> Any? {
+        switch expression {
+        case .constant(let constant): return constant.value
+        case .evaluatedObject: return object
+        case .anyKey: return nil
+        case .variable(let name):
+            guard let value = variables[name] else { throw PredicateEvaluationError("no value for the variable $\(name)") }
+            return value
+        case .keyPath(let path): return try Self.keyPath(path, of: object)
+        case .keyPathOf(let base, let path): return try Self.keyPath(path, of: try value(base, object))
+        case .aggregate(let items): return try items.map { try value($0, object) }
+        case .function(let name, let arguments):
+            if name == "FUNCTION" {
+                throw PredicateEvaluationError("FUNCTION(…) calls Objective-C methods, which do not exist here")
+            }
+            return try PredicateFunctions.evaluate(name, try arguments.map { try value($0, object) })
+        case .conditional(let condition, let yes, let no):
+            return try evaluate(condition, object) ? value(yes, object) : value(no, object)
+        case .index(let base, let index):
+            let items = PredicateValues.elements(try value(base, object)) ?? []
+            switch index {
+            case .first: return items.first ?? nil
+            case .last: return items.last ?? nil
+            case .size: return Int64(items.count)
+            case .position(let position):
+                guard let offset = try value(position, object).flatMap(PredicateValues.integer), offset >= 0, offset < items.count else { return nil }
+                return items[Int(offset)]
+            }
+        case .subquery(let collection, let variable, let predicate):
+            let items = PredicateValues.elements(try value(collection, object)) ?? []
+            let saved = variables[variable]
+            defer { variables[variable] = saved }
+            var result: [Any?] = []
+            for item in items {
+                variables[variable] = item
+                if try evaluate(predicate, item) { result.append(item) }
+            }
+            return result
+        }
+    }
+
+    /// Follows a key path like KVC: through objects and dictionaries, mapping over collections,
+    /// with collection operators (`@count`, `@sum.x`, `@avg.x`, `@min.x`, `@max.x`,
+    /// `@distinctUnionOfObjects.x`, `@unionOfObjects.x`).
+    static func keyPath(_ path: String, of root: Any?) throws -> Any? {
+        var components = path.split(separator: ".").map(String.init)[...]
+        var current = root
+        while let component = components.popFirst() {
+            if component.hasPrefix("@") {
+                let items = PredicateValues.elements(current) ?? (current == nil ? [] : [current])
+                let rest = components.joined(separator: ".")
+                components = []
+                let mapped = rest.isEmpty ? items : try items.map { try keyPath(rest, of: $0) }
+                switch component {
+                case "@count": return Int64(mapped.count)
+                case "@sum": return try PredicateFunctions.evaluate("sum:", [mapped])
+                case "@avg": return try PredicateFunctions.evaluate("average:", [mapped])
+                case "@min": return mapped.compactMap { $0 }.min { PredicateValues.compare($0, $1, options: []) == .orderedAscending }
+                case "@max": return mapped.compactMap { $0 }.max { PredicateValues.compare($0, $1, options: []) == .orderedAscending }
+                case "@unionOfObjects": return mapped
+                case "@distinctUnionOfObjects": return try PredicateFunctions.evaluate("distinct:", [mapped])
+                default: throw PredicateEvaluationError("unknown collection operator \(component)")
+                }
+            }
+            if let items = PredicateValues.elements(current) {
+                current = try items.map { try keyPath(component, of: $0) } as [Any?]
+                continue
+            }
+            current = value(forKey: component, of: current)
+        }
+        return current
+    }
+
+    static func value(forKey key: String, of object: Any?) -> Any? {
+        switch object {
+        case let readable as KeyValueCodingReadable: return readable.value(forKey: key)
+        case let dictionary as [String: Any?]: return dictionary[key] ?? nil
+        case let dictionary as [String: Any]: return dictionary[key]
+        default: return nil
+        }
+    }
+}

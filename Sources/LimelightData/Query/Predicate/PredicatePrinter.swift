@@ -1,0 +1,129 @@
+import Foundation
+
+/// Prints predicates as canonical format strings that parse back to equal predicates.
+enum PredicatePrinter {
+    static func format(_ predicate: QueryPredicate) -> String {
+        switch predicate {
+        case .truePredicate: return "TRUEPREDICATE"
+        case .falsePredicate: return "FALSEPREDICATE"
+        case .not(let inner):
+            if case .comparison(let c) = inner, c.modifier == .any, case .keyPath = c.left {
+                return "NONE " + comparisonBody(c)
+            }
+            return "NOT " + wrapped(inner)
+        case .and(let parts): return parts.map(wrapped).joined(separator: " AND ")
+        case .or(let parts): return parts.map(wrapped).joined(separator: " OR ")
+        case .comparison(let comparison):
+            switch comparison.modifier {
+            case .direct: return comparisonBody(comparison)
+            case .any: return "ANY " + comparisonBody(comparison)
+            case .all: return "ALL " + comparisonBody(comparison)
+            }
+        }
+    }
+
+    private static func wrapped(_ predicate: QueryPredicate) -> String {
+        switch predicate {
+        case .and, .or: return "(" + format(predicate) + ")"
+        default: return format(predicate)
+        }
+    }
+
+    private static func comparisonBody(_ c: ComparisonPredicate) -> String {
+        var options = ""
+        if !c.options.isEmpty {
+            options = "["
+            if c.options.contains(.caseInsensitive) { options += "c" }
+            if c.options.contains(.diacriticInsensitive) { options += "d" }
+            if c.options.contains(.normalized) { options += "n" }
+            options += "]"
+        }
+        return "\(format(c.left)) \(c.operatorType.rawValue)\(options) \(format(c.right))"
+    }
+
+    static func format(_ expression: QueryExpression) -> String {
+        switch expression {
+        case .constant(let constant): return literal(constant.value)
+        case .evaluatedObject: return "SELF"
+        case .anyKey: return "ANYKEY"
+        case .variable(let name): return "$" + name
+        case .keyPath(let path): return keyPath(path)
+        case .keyPathOf(let base, let path): return operand(base) + "." + keyPath(path)
+        case .aggregate(let items): return "{" + items.map(format).joined(separator: ", ") + "}"
+        case .subquery(let collection, let variable, let predicate):
+            return "SUBQUERY(\(format(collection)), $\(variable), \(format(predicate)))"
+        case .conditional(let condition, let yes, let no): return "TERNARY(\(format(condition)), \(format(yes)), \(format(no)))"
+        case .index(let base, let index):
+            let inner: String
+            switch index {
+            case .first: inner = "FIRST"
+            case .last: inner = "LAST"
+            case .size: inner = "SIZE"
+            case .position(let position): inner = format(position)
+            }
+            return operand(base) + "[" + inner + "]"
+        case .function(let name, let args):
+            let infix = ["add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/", "raise:toPower:": "**"]
+            if let symbol = infix[name], args.count == 2 { return "(\(format(args[0])) \(symbol) \(format(args[1])))" }
+            if name == "CAST" || name == "FUNCTION" { return name + "(" + args.map(format).joined(separator: ", ") + ")" }
+            return name + "(" + args.map(format).joined(separator: ", ") + ")"
+        }
+    }
+
+    private static func operand(_ expression: QueryExpression) -> String {
+        switch expression {
+        case .keyPath, .variable, .evaluatedObject, .subquery, .function, .index, .keyPathOf: return format(expression)
+        default: return "(" + format(expression) + ")"
+        }
+    }
+
+    private static let reservedWords: Set<String> = ["AND", "OR", "NOT", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES",
+        "BETWEEN", "ANY", "SOME", "ALL", "NONE", "TRUEPREDICATE", "FALSEPREDICATE", "SELF", "NULL", "NIL", "TRUE", "YES", "FALSE",
+        "NO", "FIRST", "LAST", "SIZE", "SUBQUERY", "FUNCTION", "CAST", "TERNARY", "ANYKEY"]
+
+    private static func keyPath(_ path: String) -> String {
+        path.split(separator: ".").map { component in
+            reservedWords.contains(component.uppercased()) ? "#" + component : String(component)
+        }.joined(separator: ".")
+    }
+
+    static func literal(_ value: Any?) -> String {
+        switch value {
+        case nil: return "nil"
+        case let bool as Bool: return bool ? "YES" : "NO"
+        case let string as String: return quoted(string)
+        case let date as Date: return "CAST(\(number(date.timeIntervalSinceReferenceDate)), \"NSDate\")"
+        case let double as Double: return number(double)
+        case let float as Float: return number(Double(float))
+        case let decimal as Decimal: return "\(decimal)"
+        case let array as [Any?]: return "{" + array.map(literal).joined(separator: ", ") + "}"
+        case let object as ManagedObject: return quoted(object.objectID.uriRepresentation().absoluteString)
+        case let id as ManagedObjectID: return quoted(id.uriRepresentation().absoluteString)
+        case let uuid as UUID: return quoted(uuid.uuidString)
+        case let url as URL: return quoted(url.absoluteString)
+        case let value?:
+            if let integer = PredicateValues.integer(value) { return String(integer) }
+            return quoted("\(value)")
+        }
+    }
+
+    private static func number(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e15 { return String(format: "%.1f", value) }
+        return "\(value)"
+    }
+
+    private static func quoted(_ text: String) -> String {
+        var result = "\""
+        for character in text {
+            switch character {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case "\r": result += "\\r"
+            default: result.append(character)
+            }
+        }
+        return result + "\""
+    }
+}

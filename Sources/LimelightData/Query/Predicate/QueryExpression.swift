@@ -1,0 +1,64 @@
+import Foundation
+
+/// A value inside a predicate: a constant, a key path, a variable, a function of other expressions,
+/// a subquery … (Core Data's NSExpression; named so it does not collide with Foundation's
+/// `Expression`).
+public indirect enum QueryExpression: Equatable, CustomStringConvertible, @unchecked Sendable {
+    case constant(QueryConstant)
+    /// SELF.
+    case evaluatedObject
+    /// `$name`.
+    case variable(String)
+    /// A dotted key path, which may contain collection operators (`tags.@count`, `@sum.price`).
+    case keyPath(String)
+    /// A key path applied to the value of another expression (`$x.name`, `SUBQUERY(…).@count`).
+    case keyPathOf(QueryExpression, String)
+    /// A function by its selector name (`sum:`, `add:to:`, `now`, `uppercase:` …); `FUNCTION(…)`
+    /// is `function("FUNCTION", [receiver, selector, args…])`.
+    case function(String, [QueryExpression])
+    /// `{a, b, c}`.
+    case aggregate([QueryExpression])
+    case subquery(collection: QueryExpression, variable: String, predicate: QueryPredicate)
+    /// `array[FIRST]`, `[LAST]`, `[SIZE]`, `[n]`.
+    case index(QueryExpression, QueryIndex)
+    /// TERNARY(predicate, true-value, false-value).
+    case conditional(QueryPredicate, QueryExpression, QueryExpression)
+    case anyKey
+
+    public var description: String { PredicatePrinter.format(self) }
+
+    /// Convenience for a constant expression.
+    public static func value(_ value: Any?) -> QueryExpression { .constant(QueryConstant(value)) }
+}
+
+/// Which element of a collection an index expression picks.
+public enum QueryIndex: Equatable, Sendable {
+    case first
+    case last
+    case size
+    case position(QueryExpression)
+}
+
+/// A constant value in a predicate, compared by value (numbers numerically, objects by identity).
+public struct QueryConstant: Equatable, @unchecked Sendable {
+    public let value: Any?
+
+    public init(_ value: Any?) {
+        if let optional = value as? OptionalValueBox { self.value = optional.unboxed } else { self.value = value }
+    }
+
+    public static func == (lhs: QueryConstant, rhs: QueryConstant) -> Bool {
+        PredicateValues.equal(lhs.value, rhs.value, options: [])
+    }
+}
+
+/// Lets constants built from optionals store their wrapped value (or nil).
+protocol OptionalValueBox { var unboxed: Any? { get } }
+extension Optional: OptionalValueBox {
+    var unboxed: Any? {
+        switch self {
+        case .some(let wrapped): return (wrapped as? OptionalValueBox)?.unboxed ?? wrapped
+        case .none: return nil
+        }
+    }
+}
