@@ -100,10 +100,22 @@ struct PredicateParser {
             // A parenthesized predicate, unless it turns out to be an expression like (a + b) > 1.
             let saved = (position, argumentIndex)
             position += 1
-            if let inner = try? parseOr(), accept(symbol: ")"), !startsComparisonOperator() {
-                return inner
+            var firstError: PredicateParseError?
+            do {
+                let inner = try parseOr()
+                if accept(symbol: ")"), !startsComparisonOperator() { return inner }
+                if !startsComparisonOperator() { firstError = failure("')'") }
+            } catch let error as PredicateParseError {
+                firstError = error
             }
             (position, argumentIndex) = saved
+            do {
+                return try parseComparison()
+            } catch let error as PredicateParseError {
+                // Report whichever reading got further: that is where the string went wrong.
+                if let firstError, firstError.offset > error.offset { throw firstError }
+                throw error
+            }
         }
         return try parseComparison()
     }
@@ -258,7 +270,11 @@ struct PredicateParser {
     }
 
     private mutating func nextArgument() throws -> Any? {
-        guard argumentIndex < arguments.count else { throw failure("an argument for this format specifier (only \(arguments.count) given)") }
+        guard argumentIndex < arguments.count else {
+            let token = tokens[max(0, position - 1)]
+            throw PredicateParseError(format: lexer.format, offset: token.offset, found: "a format specifier",
+                                      expected: "an argument for this format specifier (only \(arguments.count) given)")
+        }
         defer { argumentIndex += 1 }
         return arguments[argumentIndex]
     }
