@@ -20,7 +20,13 @@ enum PredicateFunctions {
 
     static func selector(for name: String) -> String? { selectors[name] ?? selectors[name.lowercased()] }
 
+    /// Functions of single values: a nil argument gives nil (as NULL does in SQL) rather than an error.
+    static let nilPropagating: Set<String> = ["add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:", "raise:toPower:",
+        "sqrt:", "log:", "ln:", "exp:", "floor:", "ceiling:", "abs:", "trunc:", "bitwiseAnd:with:", "bitwiseOr:with:",
+        "bitwiseXor:with:", "leftshift:by:", "rightshift:by:", "onesComplement:", "uppercase:", "lowercase:", "length:"]
+
     static func evaluate(_ name: String, _ args: [Any?]) throws -> Any? {
+        if nilPropagating.contains(name), args.contains(where: { $0 == nil }) { return nil }
         func number(_ index: Int) throws -> Double {
             guard index < args.count, let value = args[index], let number = PredicateValues.double(value) else {
                 throw PredicateEvaluationError("\(name) needs a number as argument \(index + 1), got \(index < args.count ? String(describing: args[index] ?? "nil") : "nothing")")

@@ -94,7 +94,7 @@ extension SQLPredicateTranslator {
         let test = try condition(.comparison(element), inner, &innerBindings)
         bindings += innerBindings
         let from = "FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition)"
-        if c.modifier == .all { return "NOT EXISTS (SELECT 1 \(from) AND NOT (\(test)))" }
+        if c.modifier == .all { return "NOT EXISTS (SELECT 1 \(from) AND NOT coalesce((\(test)), 0))" }
         return "EXISTS (SELECT 1 \(from) AND (\(test)))"
     }
 

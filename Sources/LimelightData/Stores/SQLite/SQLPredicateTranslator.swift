@@ -61,7 +61,8 @@ struct SQLPredicateTranslator {
         switch predicate {
         case .truePredicate: return "1"
         case .falsePredicate: return "0"
-        case .not(let inner): return "NOT (" + (try condition(inner, scope, &bindings)) + ")"
+        // SQL's NULL is "unknown"; predicates are two-valued, so unknown counts as false before NOT.
+        case .not(let inner): return "NOT coalesce((" + (try condition(inner, scope, &bindings)) + "), 0)"
         case .and(let parts): return "(" + (try parts.map { try condition($0, scope, &bindings) }).joined(separator: " AND ") + ")"
         case .or(let parts): return "(" + (try parts.map { try condition($0, scope, &bindings) }).joined(separator: " OR ") + ")"
         case .comparison(let comparison): return try self.comparison(comparison, scope, &bindings)
