@@ -64,7 +64,12 @@ import Testing
         }
         try context.save()
         let daemon = try h.startDaemon()
-        try h.waitUntil("the good records are indexed") { try h.searchCount("crashy") == 6 }
+        do {
+            try h.waitUntil("the good records are indexed") { try h.searchCount("crashy") == 6 }
+        } catch {
+            Issue.record("\(error); status: \((try? h.run("limelight", ["status"]).stdout) ?? "none"); found \(try h.searchCount("crashy"))")
+            throw error
+        }
         // The status file is rewritten right after the commit that search already sees.
         try h.waitUntil("status lists both failures") {
             let text = try h.run("limelight", ["status"]).stdout

@@ -51,13 +51,23 @@ final class Harness {
         process.executableURL = bin.appendingPathComponent(program)
         process.arguments = arguments
         process.environment = environment
-        let out = Pipe(), err = Pipe()
+        // Output goes to files, not pipes: a daemon started at the same moment by another test
+        // would inherit a pipe's write end and keep its reader waiting for EOF.
+        let outURL = home.appendingPathComponent("out-\(UUID().uuidString)")
+        let errURL = home.appendingPathComponent("err-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        try out.close()
+        try err.close()
+        let stdout = try Data(contentsOf: outURL)
+        let stderr = try Data(contentsOf: errURL)
+        try? FileManager.default.removeItem(at: outURL)
+        try? FileManager.default.removeItem(at: errURL)
         let result = Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
                             stderr: String(decoding: stderr, as: UTF8.self))
         if !allowFailure && result.status != 0 {

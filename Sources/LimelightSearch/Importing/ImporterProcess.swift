@@ -20,7 +20,10 @@ public final class ImporterProcess {
     deinit { stop() }
 
     public func stop() {
-        if let process, process.isRunning { process.terminate() }
+        if let process, process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
         try? input?.close()
         if output >= 0 { close(output) }
         process = nil
@@ -62,10 +65,18 @@ public final class ImporterProcess {
             stop()
             throw ExternalImporterError(importer: manifest.name, reason: "exited before taking \(markerPath)")
         }
-        guard let line = try readLine(deadline: Date().addingTimeInterval(timeout)) else {
-            let status = process.map { $0.isRunning ? "hung for \(Int(timeout)) s" : "exited with status \($0.terminationStatus)" } ?? "stopped"
+        let line: Data
+        switch readLine(deadline: Date().addingTimeInterval(timeout)) {
+        case .line(let data):
+            line = data
+        case .endOfFile:
+            process?.waitUntilExit()
+            let status = process.map { "exited with status \($0.terminationStatus)" } ?? "stopped"
             stop()
             throw ExternalImporterError(importer: manifest.name, reason: "\(status) on \(markerPath); restarted")
+        case .timedOut:
+            stop()
+            throw ExternalImporterError(importer: manifest.name, reason: "hung for \(Int(timeout)) s on \(markerPath); killed and restarted")
         }
         do {
             var record = try JSONDecoder().decode(IndexRecord.self, from: line)
@@ -76,22 +87,25 @@ public final class ImporterProcess {
         }
     }
 
-    private func readLine(deadline: Date) throws -> Data? {
+    private enum ReadResult { case line(Data), endOfFile, timedOut }
+
+    private func readLine(deadline: Date) -> ReadResult {
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
                 let line = buffer[buffer.startIndex..<newline]
                 buffer = Data(buffer[buffer.index(after: newline)...])
-                return Data(line)
+                return .line(Data(line))
             }
             let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else { return nil }
+            guard remaining > 0 else { return .timedOut }
             var descriptor = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
             let ready = poll(&descriptor, 1, Int32(min(remaining, 3600) * 1000))
-            if ready < 0 { if errno == EINTR { continue }; return nil }
-            if ready == 0 { return nil }
+            if ready < 0 { if errno == EINTR { continue }; return .endOfFile }
+            if ready == 0 { return .timedOut }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let count = read(output, &chunk, chunk.count)
-            if count <= 0 { return nil }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { return .endOfFile }
             buffer.append(contentsOf: chunk[0..<count])
         }
     }
