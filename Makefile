@@ -2,7 +2,7 @@
 PREFIX ?= /usr/local
 SWIFT ?= swift
 
-.PHONY: deps build test demo install clean
+.PHONY: deps build build-release test demo install clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -19,3 +19,19 @@ demo: build
 
 clean:
 	rm -rf .build
+
+# Installs programs, the importer, share/ files, man pages and shell completions under PREFIX.
+install: build-release
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share
+	for p in limelight limelightd cookbook cookbook-importer; do install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/$$p" $(DESTDIR)$(PREFIX)/bin/; done
+	cd share && find limelight systemd mime applications man -type f | while read -r f; do install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/$$f"; done
+	for p in limelight limelightd cookbook; do \
+	  install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d; \
+	  $(DESTDIR)$(PREFIX)/bin/$$p --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$p; \
+	  $(DESTDIR)$(PREFIX)/bin/$$p --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_$$p; \
+	  $(DESTDIR)$(PREFIX)/bin/$$p --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/$$p.fish; \
+	done
+	@echo "installed under $(DESTDIR)$(PREFIX); enable the daemon with: systemctl --user enable --now limelightd"
+
+build-release: deps
+	$(SWIFT) build -c release
