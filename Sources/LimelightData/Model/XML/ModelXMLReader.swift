@@ -20,6 +20,15 @@ extension ManagedObjectModel {
     /// Reads model XML; `source` names it in errors.
     public convenience init(xmlData data: Data, source: String) throws {
         self.init()
+        // XMLDocument recovers from some broken XML; a strict parse first refuses it.
+        let strict = XMLParser(data: data)
+        let balance = ElementBalance()
+        strict.delegate = balance
+        guard strict.parse(), balance.open.isEmpty else {
+            let reason = strict.parserError.map { "\($0.localizedDescription)" }
+                ?? "the file ends inside <\(balance.open.last ?? "?")> (truncated?)"
+            throw ModelError("malformed model XML at line \(strict.lineNumber), column \(strict.columnNumber): \(reason)", at: source)
+        }
         let document: XMLDocument
         do {
             document = try XMLDocument(data: data, options: [])
@@ -30,7 +39,11 @@ extension ManagedObjectModel {
             throw ModelError("the root element is not <model>", at: source)
         }
         try ModelXMLReader(source: source).read(root, into: self)
-        try resolve()
+        do {
+            try resolve()
+        } catch let error as ModelError {
+            throw ModelError(error.reason, at: "\(source): \(error.location)")
+        }
     }
 
     /// The versions in a `.xcdatamodeld` bundle, by name.
@@ -244,5 +257,17 @@ enum AttributeDefaultValue {
         case let url as URL: return url.absoluteString
         default: return "\(value)"
         }
+    }
+}
+
+/// Tracks open elements during a strict parse, to catch files that end early.
+private final class ElementBalance: NSObject, XMLParserDelegate {
+    var open: [String] = []
+    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+                qualifiedName: String?, attributes: [String: String] = [:]) {
+        open.append(elementName)
+    }
+    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+        _ = open.popLast()
     }
 }
