@@ -26,7 +26,7 @@ extension Limelight {
             }
             print("limelightd: running (pid \(status.pid), since \(status.startedAt))")
             print("index: \(status.indexPath), \(status.documents) documents, last commit \(status.lastCommit.map { "\($0)" } ?? "none")")
-            print("queue: \(status.queued); batches: \(status.batches); indexed \(status.indexedTotal), removed \(status.removedTotal)")
+            print("queue: \(status.queued); batches: \(status.batches); indexed \(status.indexedTotal), removed \(status.removedTotal); queue overflows: \(status.overflows)")
             print("roots:")
             for (store, root) in status.roots.sorted(by: { $0.key < $1.key }) { print("  \(store)  \(root)") }
             if !status.scannedRoots.isEmpty { print("scanned periodically (inotify watch limit): \(status.scannedRoots.joined(separator: ", "))") }

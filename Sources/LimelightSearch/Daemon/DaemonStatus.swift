@@ -13,6 +13,8 @@ public struct DaemonStatus: Codable, Sendable {
     public var batches: Int
     public var indexedTotal: Int
     public var removedTotal: Int
+    /// How often the kernel's event queue overflowed (each followed by a reconcile).
+    public var overflows: Int
     /// Roots that could not be fully watched and are scanned periodically instead.
     public var scannedRoots: [String]
     /// Recent failures: marker → reason.

@@ -36,6 +36,7 @@ public final class IndexerDaemon: @unchecked Sendable {
     private var batches = 0
     private var indexedTotal = 0
     private var removedTotal = 0
+    private var overflows = 0
     private var lastCommit: Date?
     private let logger: Logger
     private let finished = DispatchSemaphore(value: 0)
@@ -102,6 +103,7 @@ public final class IndexerDaemon: @unchecked Sendable {
             switch event.kind {
             case .overflow:
                 logger.warning("limelightd: inotify queue overflowed; reconciling every root")
+                overflows += 1
                 flush()
                 reconcile(roots)
             case .watchLimitReached:
@@ -194,7 +196,7 @@ public final class IndexerDaemon: @unchecked Sendable {
         let status = DaemonStatus(pid: getpid(), startedAt: startedAt, indexPath: options.indexPath.path,
                                   roots: roots.mapValues(\.path), documents: indexer.index.documentCount, lastCommit: lastCommit,
                                   queued: changed.count + removed.count, batches: batches, indexedTotal: indexedTotal,
-                                  removedTotal: removedTotal, scannedRoots: scannedRoots.sorted(), failures: indexer.failures)
+                                  removedTotal: removedTotal, overflows: overflows, scannedRoots: scannedRoots.sorted(), failures: indexer.failures)
         do { try status.write() } catch { logger.error("limelightd: cannot write status: \(error)") }
     }
 }

@@ -1,0 +1,79 @@
+import Foundation
+import LimelightData
+import Testing
+
+/// One-shot indexing, live search, and the daemon catching up after the kernel dropped events.
+@Suite(.serialized) struct IndexingModesTests {
+    @Test func oneShotIndexWithoutTheDaemon() throws {
+        let h = try Harness()
+        let context = try h.openCookbook()
+        for number in 0..<200 {
+            let recipe = try context.insertNewObject(forEntityName: "Recipe")
+            recipe.setValue("Bread \(number)", forKey: "name")
+            recipe.setValue("knead the dough", forKey: "directions")
+        }
+        try context.save()
+        let first = try h.run("limelight", ["index"])
+        #expect(first.stdout.contains("indexed 200"))
+        #expect(try h.searchCount("dough") == 200)
+        let second = try h.run("limelight", ["index"])
+        #expect(second.stdout.contains("indexed 0, removed 0, unchanged 200"))
+        let sorted = try h.run("limelight", ["search", "dough", "--sort", "name:desc", "--limit", "1", "--json"])
+        #expect(sorted.stdout.contains("Bread 99"))
+    }
+
+    @Test func liveSearchPrintsChangesToTheResults() throws {
+        let h = try Harness()
+        try h.run("cookbook", ["add", "Salsa", "--directions", "Chopped tomato."])
+        let daemon = try h.startDaemon()
+        try h.waitUntil("Salsa is indexed") { try h.searchCount("tomato") == 1 }
+        let output = h.home.appendingPathComponent("live.txt")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let live = Process()
+        live.executableURL = h.bin.appendingPathComponent("limelight")
+        live.arguments = ["search", "--live", "tomato"]
+        live.environment = h.environment
+        live.standardOutput = try FileHandle(forWritingTo: output)
+        try live.run()
+        defer { kill(live.processIdentifier, SIGKILL); live.waitUntilExit() }
+        let text = { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
+        try h.waitUntil("the live search shows the first result") { text().contains("+ Cookbook recipe: Salsa") }
+        try h.run("cookbook", ["add", "Pico", "--directions", "Fresh tomato."])
+        try h.waitUntil("a new match appears") { text().contains("+ Cookbook recipe: Pico") }
+        try h.run("cookbook", ["delete", "Salsa"])
+        try h.waitUntil("a removed match is reported") { text().contains("- Cookbook recipe: Salsa") }
+        h.stop(daemon)
+    }
+
+    /// Shrinks the kernel's inotify event queue for the daemon so a flood overflows it.
+    @Test(.enabled(if: FileManager.default.isWritableFile(atPath: "/proc/sys/fs/inotify/max_queued_events")))
+    func anOverflowedQueueIsReconciled() throws {
+        let h = try Harness()
+        let context = try h.openCookbook()
+        let recipe = try context.insertNewObject(forEntityName: "Recipe")
+        recipe.setValue("Seed", forKey: "name")
+        try context.save()
+        let setting = "/proc/sys/fs/inotify/max_queued_events"
+        let original = try String(contentsOfFile: setting, encoding: .utf8)
+        try "16\n".write(toFile: setting, atomically: false, encoding: .utf8)
+        let daemon: Process
+        do {
+            defer { try? original.write(toFile: setting, atomically: false, encoding: .utf8) }
+            daemon = try h.startDaemon()
+        }
+        kill(daemon.processIdentifier, SIGSTOP)
+        for number in 0..<300 {
+            let flood = try context.insertNewObject(forEntityName: "Recipe")
+            flood.setValue("Flood \(number)", forKey: "name")
+            flood.setValue("water everywhere", forKey: "directions")
+            if number % 10 == 9 { try context.save() }
+        }
+        kill(daemon.processIdentifier, SIGCONT)
+        try h.waitUntil("the reconcile finds everything", timeout: 60) { try h.searchCount("water") == 300 }
+        try h.waitUntil("the status counts the overflow") {
+            let status = try h.run("limelight", ["status"]).stdout
+            return status.contains("queue overflows: ") && !status.contains("queue overflows: 0")
+        }
+        h.stop(daemon)
+    }
+}
