@@ -2,7 +2,7 @@
 PREFIX ?= /usr/local
 SWIFT ?= swift
 
-.PHONY: deps build build-release test demo install clean
+.PHONY: deps build build-release test demo install clean bench
 
 deps:
 	@scripts/ensure-deps.sh
@@ -35,3 +35,7 @@ install: build-release
 
 build-release: deps
 	$(SWIFT) build -c release
+
+# Benchmarks side by side with their peers, in release mode; prints a markdown table, writes JSON.
+bench: deps
+	cd Benchmarks && $(SWIFT) build -c release && ./.build/release/limelight-bench
