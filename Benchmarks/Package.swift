@@ -3,6 +3,9 @@
 // the main build stays lean: `make bench` builds it in release mode and runs it.
 import PackageDescription
 
+// A path dependency is known by its folder's name, whatever the checkout is called.
+let root = Context.packageDirectory.split(separator: "/").dropLast().last.map(String.init) ?? "Limelight"
+
 let package = Package(
     name: "LimelightBenchmarks",
     dependencies: [.package(path: "..")],
@@ -10,7 +13,7 @@ let package = Package(
         .systemLibrary(name: "CSQLiteBench", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .executableTarget(
             name: "limelight-bench",
-            dependencies: [.product(name: "LimelightData", package: "Limelight"), "CSQLiteBench"]
+            dependencies: [.product(name: "LimelightData", package: root), "CSQLiteBench"]
         ),
     ]
 )

@@ -7,7 +7,9 @@ import Glibc
 /// flushed, then renamed into place. The modification time always moves forward, even when two
 /// writes land within the file system's timestamp granularity, so watchers see every rewrite.
 enum AtomicFile {
-    static func write(_ data: Data, to url: URL, permissions: Int = 0o600) throws {
+    /// With `durable`, the file is flushed before the rename. Markers skip that: their durability
+    /// comes from the journal, which is cleared only after one `syncfs` for the whole batch.
+    static func write(_ data: Data, to url: URL, permissions: Int = 0o600, durable: Bool = false) throws {
         let directory = url.deletingLastPathComponent().path
         let previous = modificationTime(url.path)
         let temporary = "\(directory)/.\(url.lastPathComponent).\(UUID().uuidString.prefix(8)).tmp"
@@ -22,7 +24,7 @@ enum AtomicFile {
             }
             return true
         }
-        let flushed = fsync(fd) == 0
+        let flushed = !durable || fsync(fd) == 0
         close(fd)
         guard ok && flushed else {
             let error = posixError("cannot write", temporary)

@@ -20,7 +20,7 @@ public enum ExternalRecordsRegistry {
         let entry = directory.appendingPathComponent(storeIdentifier)
         let text = root.standardizedFileURL.path + "\n"
         if (try? String(contentsOf: entry, encoding: .utf8)) == text { return }
-        try AtomicFile.write(Data(text.utf8), to: entry, permissions: 0o600)
+        try AtomicFile.write(Data(text.utf8), to: entry, permissions: 0o600, durable: true)
     }
 
     /// Every registered records root, by store UUID.
