@@ -20,7 +20,7 @@ public struct MarkerContent: Equatable, @unchecked Sendable {
     }
 
     init(id: ManagedObjectID, values rawValues: [Any?], resolve: (ManagedObjectID) -> ManagedObjectID = { $0 }) {
-        objectURI = id.uriRepresentation().absoluteString
+        objectURI = id.uriString
         entityName = id.entity.name
         storeIdentifier = id.storeIdentifier ?? ""
         var values: [String: Any] = [:]
@@ -40,8 +40,8 @@ public struct MarkerContent: Equatable, @unchecked Sendable {
     static func plistValue(_ value: Any?, resolve: (ManagedObjectID) -> ManagedObjectID) -> Any? {
         switch value {
         case nil: return nil
-        case let id as ManagedObjectID: return resolve(id).uriRepresentation().absoluteString
-        case .loaded(let ids)? as ToManySlot?: return ids.map { resolve($0).uriRepresentation().absoluteString }
+        case let id as ManagedObjectID: return resolve(id).uriString
+        case .loaded(let ids)? as ToManySlot?: return ids.map { resolve($0).uriString }
         case let uuid as UUID: return uuid.uuidString
         case let url as URL: return url.absoluteString
         case let decimal as Decimal: return NSDecimalNumber(decimal: decimal).doubleValue

@@ -42,13 +42,16 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
 
     /// The URI form Core Data uses for archiving an ID and for marker files.
     public func uriRepresentation() -> URL {
-        let text: String
-        switch key {
-        case .permanent(let pk): text = "x-coredata://\(storeIdentifier ?? "")/\(entity.name)/p\(pk)"
-        case .temporary(let uuid): text = "x-coredata:///\(entity.name)/t\(uuid.uuidString)"
-        }
         // Entity names are identifiers and UUIDs are hex, so the text is always a valid URL.
-        return URL(string: text) ?? URL(fileURLWithPath: "/")
+        URL(string: uriString) ?? URL(fileURLWithPath: "/")
+    }
+
+    /// The URI as text, without the cost of building a URL (markers write one per object).
+    public var uriString: String {
+        switch key {
+        case .permanent(let pk): return "x-coredata://\(storeIdentifier ?? "")/\(entity.name)/p\(pk)"
+        case .temporary(let uuid): return "x-coredata:///\(entity.name)/t\(uuid.uuidString)"
+        }
     }
 
     /// The parts of an object URI, checked for form only; the coordinator resolves them.
@@ -75,7 +78,7 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
         return URIParts(storeIdentifier: String(parts[0]), entityName: String(parts[1]), primaryKey: pk)
     }
 
-    public var description: String { uriRepresentation().absoluteString }
+    public var description: String { uriString }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.key == rhs.key && lhs.storeIdentifier == rhs.storeIdentifier

@@ -62,19 +62,40 @@ extension SQLiteStore {
         return mapping
     }
 
-    private func rowValues(_ snapshot: ObjectSnapshot, indices: [Int], table: SQLiteSchema.Table,
+    func writePlan(for entity: EntityDescription, table: SQLiteSchema.Table) -> SQLiteWritePlan {
+        if let plan = writePlans[ObjectIdentifier(entity)] { return plan }
+        var slots: [SQLiteWritePlan.Slot?] = []
+        for property in entity.properties {
+            guard SQLiteSchema.isStoredInRow(property), table.columnIndex[schema.column(for: property)] != nil else {
+                slots.append(nil)
+                continue
+            }
+            let typeColumn = (property as? RelationshipDescription).flatMap { schema.typeColumn(for: $0) }.flatMap { table.columnIndex[$0] != nil ? $0 : nil }
+            slots.append(SQLiteWritePlan.Slot(column: schema.column(for: property), attribute: property as? AttributeDescription, typeColumn: typeColumn))
+        }
+        var names = ["Z_PK", "Z_ENT", "Z_OPT"]
+        for slot in slots.compactMap({ $0 }) {
+            names.append(slot.column)
+            if let typeColumn = slot.typeColumn { names.append(typeColumn) }
+        }
+        let sql = "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
+        let plan = SQLiteWritePlan(slots: slots, insertSQL: sql, entityNumber: Int64(schema.number(of: entity)))
+        writePlans[ObjectIdentifier(entity)] = plan
+        return plan
+    }
+
+    private func rowValues(_ snapshot: ObjectSnapshot, indices: [Int], plan: SQLiteWritePlan,
                            resolve: (ManagedObjectID) -> ManagedObjectID) throws -> [(String, SQLiteValue)] {
         var result: [(String, SQLiteValue)] = []
-        let entity = snapshot.id.entity
+        result.reserveCapacity(indices.count)
         for index in indices {
-            let property = entity.properties[index]
-            guard SQLiteSchema.isStoredInRow(property), table.columnIndex[schema.column(for: property)] != nil else { continue }
-            if let attribute = property as? AttributeDescription {
-                result.append((schema.column(for: attribute), try SQLiteValueMapping.sqlValue(snapshot.values[index], for: attribute)))
-            } else if let relationship = property as? RelationshipDescription {
+            guard let slot = plan.slots[index] else { continue }
+            if let attribute = slot.attribute {
+                result.append((slot.column, try SQLiteValueMapping.sqlValue(snapshot.values[index], for: attribute)))
+            } else {
                 let id = (snapshot.values[index] as? ManagedObjectID).map(resolve)
-                result.append((schema.column(for: relationship), id?.primaryKey.map { .integer($0) } ?? .null))
-                if let typeColumn = schema.typeColumn(for: relationship), table.columnIndex[typeColumn] != nil {
+                result.append((slot.column, id?.primaryKey.map { .integer($0) } ?? .null))
+                if let typeColumn = slot.typeColumn {
                     result.append((typeColumn, id.map { .integer(Int64(schema.number(of: $0.entity))) } ?? .null))
                 }
             }
@@ -85,17 +106,16 @@ extension SQLiteStore {
     private func insert(_ snapshot: ObjectSnapshot, id: ManagedObjectID, resolve: (ManagedObjectID) -> ManagedObjectID,
                         db: SQLiteConnection) throws {
         guard let table = schema.table(for: id.entity), let pk = id.primaryKey else { return }
-        let columns = try rowValues(snapshot, indices: Array(snapshot.values.indices), table: table, resolve: resolve)
-        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.0)
-        let sql = "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
-        try db.run(sql, [.integer(pk), .integer(Int64(schema.number(of: id.entity))), .integer(1)] + columns.map(\.1))
+        let plan = writePlan(for: id.entity, table: table)
+        let columns = try rowValues(snapshot, indices: Array(snapshot.values.indices), plan: plan, resolve: resolve)
+        try db.run(plan.insertSQL, [.integer(pk), .integer(plan.entityNumber), .integer(1)] + columns.map(\.1))
         try writeJoinRows(snapshot, id: id, indices: Array(snapshot.values.indices), replacing: false, resolve: resolve, db: db)
     }
 
     /// Returns false when the row changed since it was read (optimistic locking).
     private func update(_ snapshot: ObjectSnapshot, resolve: (ManagedObjectID) -> ManagedObjectID, db: SQLiteConnection) throws -> Bool {
         guard let table = schema.table(for: snapshot.id.entity), let pk = snapshot.id.primaryKey else { return true }
-        let columns = try rowValues(snapshot, indices: snapshot.changed, table: table, resolve: resolve)
+        let columns = try rowValues(snapshot, indices: snapshot.changed, plan: writePlan(for: snapshot.id.entity, table: table), resolve: resolve)
         let assignments = (["Z_OPT = Z_OPT + 1"] + columns.map { "\($0.0) = ?" }).joined(separator: ", ")
         let changed = try db.run("UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?",
                                  columns.map(\.1) + [.integer(pk), .integer(snapshot.version)])
@@ -130,4 +150,16 @@ extension SQLiteStore {
             }
         }
     }
+}
+
+/// How one entity's rows are written: a slot per property (nil when not stored in the row).
+struct SQLiteWritePlan {
+    struct Slot {
+        let column: String
+        let attribute: AttributeDescription?
+        let typeColumn: String?
+    }
+    let slots: [Slot?]
+    let insertSQL: String
+    let entityNumber: Int64
 }

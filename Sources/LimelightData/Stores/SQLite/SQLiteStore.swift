@@ -14,6 +14,10 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         super.init(type: .sqlite, url: url, configurationName: configurationName, options: options, model: model)
     }
 
+    /// Per entity, where each stored property goes and the INSERT statement for a full row, built
+    /// once instead of per row.
+    var writePlans: [ObjectIdentifier: SQLiteWritePlan] = [:]
+
     /// Marker settings from the options; `nil` when markers are off.
     private(set) var externalRecords: ExternalRecordsConfiguration?
 
