@@ -117,10 +117,11 @@ final class Harness {
         let model = try ManagedObjectModel(contentsOf: modelURL)
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
         try FileManager.default.createDirectory(at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-        // Registration goes to the harness's XDG state folder.
-        setenv("XDG_STATE_HOME", environment["XDG_STATE_HOME"] ?? "", 1)
+        // Registration goes to the harness's own registry; the process environment is shared by
+        // tests running in parallel and is left alone.
         try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: [
             StoreOption.externalRecordExtension: "recipe", StoreOption.modelSourcePath: modelURL.path,
+            StoreOption.recordsRegistryDirectory: home.appendingPathComponent("state/limelight/roots").path,
         ])
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = coordinator

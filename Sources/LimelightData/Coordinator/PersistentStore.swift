@@ -16,6 +16,9 @@ public enum StoreOption {
     public static let externalRecordsDirectory = "NSExternalRecordsDirectoryOption"
     /// `"xml"` or `"binary"`: the property-list format of marker files.
     public static let externalRecordsFileFormat = "NSExternalRecordsFileFormatOption"
+    /// Folder to register the store's records root in (default `$XDG_STATE_HOME/limelight/roots`),
+    /// for applications and tests that keep their own registry.
+    public static let recordsRegistryDirectory = "LimelightRecordsRegistryDirectory"
     /// Path of the model file to copy into the support folder for readers without the app.
     public static let modelSourcePath = "LimelightModelSourcePath"
 }

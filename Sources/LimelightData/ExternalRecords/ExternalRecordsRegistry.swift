@@ -13,8 +13,8 @@ public enum ExternalRecordsRegistry {
     }
 
     /// Records `root` for `storeIdentifier`, replacing an older entry (a moved store).
-    public static func register(root: URL, storeIdentifier: String) throws {
-        let directory = rootsDirectory
+    public static func register(root: URL, storeIdentifier: String, in registry: URL? = nil) throws {
+        let directory = registry ?? rootsDirectory
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         let entry = directory.appendingPathComponent(storeIdentifier)
@@ -24,8 +24,11 @@ public enum ExternalRecordsRegistry {
     }
 
     /// Every registered records root, by store UUID.
-    public static func registeredRoots() -> [String: URL] {
-        let directory = rootsDirectory
+    public static func registeredRoots() -> [String: URL] { registeredRoots(in: rootsDirectory) }
+
+    /// Every records root registered in `registry`, by store UUID.
+    public static func registeredRoots(in registry: URL) -> [String: URL] {
+        let directory = registry
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [:] }
         var result: [String: URL] = [:]
         for name in names where !name.hasPrefix(".") {

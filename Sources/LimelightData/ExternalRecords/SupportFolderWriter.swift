@@ -30,7 +30,12 @@ enum SupportFolderWriter {
         let infoData = try PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0)
         let infoFile = support.appendingPathComponent(SupportFolder.infoFile)
         if (try? Data(contentsOf: infoFile)) != infoData { try AtomicFile.write(infoData, to: infoFile) }
-        try ExternalRecordsRegistry.register(root: root, storeIdentifier: store.identifier)
+        let registry: URL? = switch store.options[StoreOption.recordsRegistryDirectory] {
+        case let url as URL: url
+        case let path as String: URL(fileURLWithPath: path)
+        default: nil
+        }
+        try ExternalRecordsRegistry.register(root: root, storeIdentifier: store.identifier, in: registry)
     }
 
     /// The model's XML: the file the application loaded it from when known, else written anew.
