@@ -34,7 +34,7 @@ extension ManagedObjectContext {
         var changesByStore: [ObjectIdentifier: (PersistentStore, SaveChanges)] = [:]
         func add(_ object: ManagedObject, to keyPath: WritableKeyPath<SaveChanges, [ObjectSnapshot]>, store: PersistentStore) {
             let changed = object.committedValues.map { committed in
-                object.values.indices.filter { !ValueEquality.same(committed[$0], object.values[$0]) || object.values[$0] is ToManySlot }
+                object.values.indices.filter { !ValueEquality.same(committed[$0], object.values[$0]) }
             } ?? Array(object.values.indices)
             let snapshot = ObjectSnapshot(id: object.objectID, values: object.values, version: object.storeVersion, changed: changed)
             changesByStore[ObjectIdentifier(store), default: (store, SaveChanges())].1[keyPath: keyPath].append(snapshot)

@@ -89,19 +89,22 @@ struct SQLiteSchema {
         guard Self.usesJoinTable(relationship), let source = relationship.entity, let destination = relationship.destinationEntity else {
             return nil
         }
+        // A reflexive relationship that is its own inverse would name both columns alike; Core Data
+        // then numbers the second one (`Z_1FRIENDS`, `Z_1FRIENDS1`).
+        func join(_ name: String, _ sourceColumn: String, _ destinationColumn: String) -> JoinTable {
+            JoinTable(name: name, sourceColumn: sourceColumn,
+                      destinationColumn: sourceColumn == destinationColumn ? destinationColumn + "1" : destinationColumn)
+        }
         let sourceNumber = number(of: source)
         guard let inverse = relationship.inverseRelationship, let inverseSource = inverse.entity else {
             let name = "Z_\(sourceNumber)\(relationship.name.uppercased())"
-            return JoinTable(name: name, sourceColumn: "Z_\(sourceNumber)\(source.name.uppercased())",
-                             destinationColumn: "Z_\(number(of: destination))\(relationship.name.uppercased())")
+            return join(name, "Z_\(sourceNumber)\(source.name.uppercased())", "Z_\(number(of: destination))\(relationship.name.uppercased())")
         }
         let inverseNumber = number(of: inverseSource)
         let ownerIsSelf = (source.name, relationship.name) <= (inverseSource.name, inverse.name)
         let tableName = ownerIsSelf ? "Z_\(sourceNumber)\(relationship.name.uppercased())" : "Z_\(inverseNumber)\(inverse.name.uppercased())"
         // Each column is named after the relationship that points at the entity it holds.
-        return JoinTable(name: tableName,
-                         sourceColumn: "Z_\(sourceNumber)\(inverse.name.uppercased())",
-                         destinationColumn: "Z_\(inverseNumber)\(relationship.name.uppercased())")
+        return join(tableName, "Z_\(sourceNumber)\(inverse.name.uppercased())", "Z_\(inverseNumber)\(relationship.name.uppercased())")
     }
 
     var joinTables: [JoinTable] {
