@@ -15,6 +15,10 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// Named database indexes: each lists property names (with `ascending`).
     public var fetchIndexes: [FetchIndexDescription] = []
     public var extraXMLAttributes: [String: String] = [:]
+    /// Child elements this framework does not interpret (`<compoundIndexes>` …), kept as XML text,
+    /// and attributes written explicitly at their default value.
+    public var extraXMLElements: [String] = []
+    public var explicitXMLAttributes: Set<String> = []
 
     /// Properties declared by this entity itself, in declaration order.
     public private(set) var ownProperties: [PropertyDescription] = []
@@ -40,6 +44,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     }
 
     public func addProperty(_ property: PropertyDescription) {
+        precondition(managedObjectModel?.isEditable ?? true, "the model is in use by a coordinator and can no longer change")
         property.entity = self
         ownProperties.append(property)
     }

@@ -6,6 +6,9 @@ public final class FetchedPropertyDescription: PropertyDescription, @unchecked S
     public var destinationEntityName: String
     /// The predicate as written in the model; parsed when the property is evaluated.
     public var predicateFormat: String?
+    /// The name of the inner `<fetchRequest>` element, and its other attributes, as the model wrote them.
+    public var fetchRequestName = "fetchedPropertyFetchRequest"
+    public var fetchRequestXMLAttributes: [String: String] = [:]
 
     public init(name: String, destinationEntityName: String, predicateFormat: String?) {
         self.destinationEntityName = destinationEntityName

@@ -1,18 +1,5 @@
 import Foundation
 
-/// A fetch request stored in a model by name, with `$VARIABLE`s filled in when it is used.
-public struct FetchRequestTemplate: Sendable, Equatable {
-    public var name: String
-    public var entityName: String
-    public var predicateFormat: String?
-
-    public init(name: String, entityName: String, predicateFormat: String?) {
-        self.name = name
-        self.entityName = entityName
-        self.predicateFormat = predicateFormat
-    }
-}
-
 /// The schema of an object graph: its entities, configurations and fetch request templates.
 ///
 /// Build one in code or read it from an Xcode model. The model is editable until a coordinator uses
@@ -23,6 +10,9 @@ public final class ManagedObjectModel: @unchecked Sendable {
     public var configurations: [String: [String]] = [:]
     public var fetchRequestTemplates: [String: FetchRequestTemplate] = [:]
     public var versionIdentifiers: Set<String> = []
+    /// Child elements of `<model>` this framework does not interpret (Xcode's diagram layout
+    /// `<elements>` among them), kept as XML so writing the model loses nothing.
+    public var extraXMLElements: [String] = []
     /// Attributes of the `<model>` element, kept for writing the model back unchanged.
     public var extraXMLAttributes: [String: String] = [:]
     public private(set) var isEditable = true
@@ -33,6 +23,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
     }
 
     public func addEntity(_ entity: EntityDescription) {
+        precondition(isEditable, "the model is in use by a coordinator and can no longer change")
         entity.managedObjectModel = self
         entities.append(entity)
         byName[entity.name] = entity

@@ -22,6 +22,13 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     public var isIndexed: Bool = false
     /// Xcode attributes this framework does not interpret, kept so writing the model loses nothing.
     public var extraXMLAttributes: [String: String] = [:]
+    /// Child elements this framework does not interpret, kept as XML text.
+    public var extraXMLElements: [String] = []
+    /// Attributes the XML wrote explicitly although they held their default (`optional="NO"`), and
+    /// the original text of values the writer would spell differently (`defaultValueString="0.0"`),
+    /// so a model read and written back keeps its exact text.
+    public var explicitXMLAttributes: Set<String> = []
+    public var originalXMLText: [String: String] = [:]
     /// The entity that declares the property; set when the property is added to an entity.
     public internal(set) weak var entity: EntityDescription?
 

@@ -78,11 +78,21 @@ extension ManagedObject {
 
     // MARK: Internals
 
+    /// A fetched property's last result, kept in the property's value slot.
+    struct FetchedPropertyResult {
+        let objects: [ManagedObject]
+    }
+
     func value(at index: Int) -> Any? {
         if faultFlag { managedObjectContext?.fireFault(self) }
         let property = entity.properties[index]
         if let fetched = property as? FetchedPropertyDescription {
-            return managedObjectContext?.evaluateFetchedProperty(fetched, of: self)
+            // Core Data keeps a fetched property's result until the object is refreshed, which
+            // drops every value and so this one too.
+            if let cached = values[index] as? FetchedPropertyResult { return cached.objects }
+            guard let objects = managedObjectContext?.evaluateFetchedProperty(fetched, of: self) else { return nil }
+            values[index] = FetchedPropertyResult(objects: objects)
+            return objects
         }
         return relationshipPublicValue(values[index], property: property)
     }

@@ -87,15 +87,12 @@ struct ModelXMLReader {
             switch element.name {
             case "entity": model.addEntity(try entity(element))
             case "fetchRequest":
-                let attrs = attributes(of: element)
-                guard let name = attrs["name"], let entity = attrs["entity"] else {
-                    throw ModelError("<fetchRequest> needs name and entity", at: source)
-                }
-                model.fetchRequestTemplates[name] = FetchRequestTemplate(name: name, entityName: entity, predicateFormat: attrs["predicateString"])
+                let template = try FetchRequestTemplate(xmlAttributes: attributes(of: element), source: source)
+                model.fetchRequestTemplates[template.name] = template
             case "configuration":
                 guard let name = attributes(of: element)["name"] else { throw ModelError("<configuration> needs a name", at: source) }
                 model.configurations[name] = children(element).compactMap { attributes(of: $0)["name"] }
-            default: continue
+            default: model.extraXMLElements.append(element.xmlString)
             }
         }
     }
@@ -107,7 +104,7 @@ struct ModelXMLReader {
         }
         let entity = EntityDescription(name: name, parent: attrs.removeValue(forKey: "parentEntity"))
         entity.managedObjectClassName = attrs.removeValue(forKey: "representedClassName")
-        entity.isAbstract = attrs.removeValue(forKey: "isAbstract") == "YES"
+        entity.isAbstract = flag("isAbstract", in: &attrs, explicit: &entity.explicitXMLAttributes)
         entity.renamingIdentifier = attrs.removeValue(forKey: "elementID")
         entity.versionHashModifier = attrs.removeValue(forKey: "versionHashModifier")
         entity.extraXMLAttributes = attrs
@@ -128,20 +125,35 @@ struct ModelXMLReader {
                     let a = attributes(of: item)
                     return a["property"].map { ($0, a["order"] != "descending") }
                 }))
-            default: continue
+            default: entity.extraXMLElements.append(child.xmlString)
             }
         }
         return entity
     }
 
+    /// A YES/NO attribute; one written out at NO is remembered so it is written back.
+    private func flag(_ key: String, in attrs: inout [String: String], explicit: inout Set<String>) -> Bool {
+        guard let text = attrs.removeValue(forKey: key) else { return false }
+        if text != "YES" { explicit.insert(key) }
+        return text == "YES"
+    }
+
     private func common(_ property: PropertyDescription, _ attrs: inout [String: String]) {
-        property.isOptional = attrs.removeValue(forKey: "optional") == "YES"
-        property.isTransient = attrs.removeValue(forKey: "transient") == "YES"
-        property.isIndexedBySpotlight = attrs.removeValue(forKey: "spotlightIndexingEnabled") == "YES"
-        property.isStoredInExternalRecord = attrs.removeValue(forKey: "storedInTruthFile") == "YES"
-        property.isIndexed = attrs.removeValue(forKey: "indexed") == "YES"
+        property.isOptional = flag("optional", in: &attrs, explicit: &property.explicitXMLAttributes)
+        property.isTransient = flag("transient", in: &attrs, explicit: &property.explicitXMLAttributes)
+        property.isIndexedBySpotlight = flag("spotlightIndexingEnabled", in: &attrs, explicit: &property.explicitXMLAttributes)
+        property.isStoredInExternalRecord = flag("storedInTruthFile", in: &attrs, explicit: &property.explicitXMLAttributes)
+        property.isIndexed = flag("indexed", in: &attrs, explicit: &property.explicitXMLAttributes)
         property.renamingIdentifier = attrs.removeValue(forKey: "elementID")
         property.versionHashModifier = attrs.removeValue(forKey: "versionHashModifier")
+    }
+
+    /// Keeps a property's children other than `<userInfo>` as XML text.
+    private func keepChildren(of element: XMLElement, in property: PropertyDescription, except known: Set<String> = ["userInfo"]) {
+        for child in children(element) {
+            if child.name == "userInfo" { property.userInfo = userInfo(child) }
+            if !known.contains(child.name ?? "") { property.extraXMLElements.append(child.xmlString) }
+        }
     }
 
     private func attribute(_ element: XMLElement, location: String) throws -> AttributeDescription {
@@ -158,16 +170,23 @@ struct ModelXMLReader {
                 throw ModelError("attribute '\(name)': default '\(text)' is not a valid \(typeName)", at: location)
             }
             attribute.defaultValue = value
+            attribute.originalXMLText["defaultValueString"] = text
         }
         attribute.valueTransformerName = attrs.removeValue(forKey: "valueTransformerName")
         attribute.customClassName = attrs.removeValue(forKey: "customClassName")
-        attribute.usesScalarValueType = attrs.removeValue(forKey: "usesScalarValueType") == "YES"
-        attribute.allowsExternalBinaryDataStorage = attrs.removeValue(forKey: "allowsExternalBinaryDataStorage") == "YES"
-        attribute.preservesValueInHistoryOnDeletion = attrs.removeValue(forKey: "preserveAfterDeletion") == "YES"
-        attribute.minValue = attrs.removeValue(forKey: "minValueString").flatMap(Double.init)
-        attribute.maxValue = attrs.removeValue(forKey: "maxValueString").flatMap(Double.init)
+        attribute.usesScalarValueType = flag("usesScalarValueType", in: &attrs, explicit: &attribute.explicitXMLAttributes)
+        attribute.allowsExternalBinaryDataStorage = flag("allowsExternalBinaryDataStorage", in: &attrs, explicit: &attribute.explicitXMLAttributes)
+        attribute.preservesValueInHistoryOnDeletion = flag("preserveAfterDeletion", in: &attrs, explicit: &attribute.explicitXMLAttributes)
+        for key in ["minValueString", "maxValueString"] {
+            guard let text = attrs.removeValue(forKey: key) else { continue }
+            guard let bound = Double(text) ?? AttributeDefaultValue.isoDate(text) else {
+                throw ModelError("attribute '\(name)': \(key) '\(text)' is not a number", at: location)
+            }
+            if key == "minValueString" { attribute.minValue = bound } else { attribute.maxValue = bound }
+            attribute.originalXMLText[key] = text
+        }
         attribute.regularExpression = attrs.removeValue(forKey: "regularExpressionString")
-        for child in children(element) where child.name == "userInfo" { attribute.userInfo = userInfo(child) }
+        keepChildren(of: element, in: attribute)
         attribute.extraXMLAttributes = attrs
         return attribute
     }
@@ -178,18 +197,26 @@ struct ModelXMLReader {
         guard let destination = attrs.removeValue(forKey: "destinationEntity") else {
             throw ModelError("relationship '\(name)': missing destinationEntity", at: location)
         }
-        let toMany = attrs.removeValue(forKey: "toMany") == "YES"
+        var explicit: Set<String> = []
+        let toMany = flag("toMany", in: &attrs, explicit: &explicit)
         let relationship = RelationshipDescription(name: name, destination: destination, inverse: attrs.removeValue(forKey: "inverseName"), toMany: toMany)
         attrs["inverseEntity"] = nil
+        relationship.explicitXMLAttributes = explicit
         common(relationship, &attrs)
         if let rule = attrs.removeValue(forKey: "deletionRule") {
             guard let parsed = DeleteRule(rawValue: rule) else { throw ModelError("relationship '\(name)': unknown deletionRule '\(rule)'", at: location) }
             relationship.deleteRule = parsed
         }
-        relationship.minCount = attrs.removeValue(forKey: "minCount").flatMap { Int($0) } ?? 0
-        relationship.maxCount = attrs.removeValue(forKey: "maxCount").flatMap { Int($0) } ?? (toMany ? 0 : 1)
-        relationship.isOrdered = attrs.removeValue(forKey: "ordered") == "YES"
-        for child in children(element) where child.name == "userInfo" { relationship.userInfo = userInfo(child) }
+        for key in ["minCount", "maxCount"] {
+            guard let text = attrs.removeValue(forKey: key) else { continue }
+            guard let count = Int(text), count >= 0 else {
+                throw ModelError("relationship '\(name)': \(key) '\(text)' is not a count", at: location)
+            }
+            if key == "minCount" { relationship.minCount = count } else { relationship.maxCount = count }
+            relationship.explicitXMLAttributes.insert(key)
+        }
+        relationship.isOrdered = flag("ordered", in: &attrs, explicit: &relationship.explicitXMLAttributes)
+        keepChildren(of: element, in: relationship)
         relationship.extraXMLAttributes = attrs
         return relationship
     }
@@ -201,9 +228,16 @@ struct ModelXMLReader {
               let entity = attributes(of: request)["entity"] else {
             throw ModelError("fetched property '\(name)': missing <fetchRequest entity=…>", at: location)
         }
+        var requestAttrs = attributes(of: request)
+        requestAttrs["entity"] = nil
         let property = FetchedPropertyDescription(name: name, destinationEntityName: entity,
-                                                  predicateFormat: attributes(of: request)["predicateString"])
-        property.isOptional = attrs.removeValue(forKey: "optional") == "YES"
+                                                  predicateFormat: requestAttrs.removeValue(forKey: "predicateString"))
+        property.fetchRequestName = requestAttrs.removeValue(forKey: "name") ?? property.fetchRequestName
+        property.fetchRequestXMLAttributes = requestAttrs
+        property.isOptional = flag("optional", in: &attrs, explicit: &property.explicitXMLAttributes)
+        property.versionHashModifier = attrs.removeValue(forKey: "versionHashModifier")
+        property.renamingIdentifier = attrs.removeValue(forKey: "elementID")
+        keepChildren(of: element, in: property, except: ["userInfo", "fetchRequest"])
         property.extraXMLAttributes = attrs
         return property
     }
@@ -247,6 +281,11 @@ enum AttributeDefaultValue {
         case .uri: return URL(string: text)
         default: return text
         }
+    }
+
+    /// Date bounds in models written by some Xcode versions are ISO 8601 text.
+    static func isoDate(_ text: String) -> Double? {
+        ISO8601DateFormatter().date(from: text)?.timeIntervalSinceReferenceDate
     }
 
     static func format(_ value: Any, type: AttributeType) -> String? {

@@ -12,15 +12,14 @@ extension ManagedObjectModel {
         lines.append("<model\(ModelXMLWriter.attributeText(modelAttributes, order: ["type", "documentVersion"]))>")
         for entity in entities.sorted(by: { $0.name < $1.name }) { lines += ModelXMLWriter.entity(entity) }
         for template in fetchRequestTemplates.values.sorted(by: { $0.name < $1.name }) {
-            var attrs = ["name": template.name, "entity": template.entityName]
-            if let predicate = template.predicateFormat { attrs["predicateString"] = predicate }
-            lines.append("    <fetchRequest\(ModelXMLWriter.attributeText(attrs, order: ["name", "entity"]))/>")
+            lines.append("    <fetchRequest\(ModelXMLWriter.attributeText(template.xmlAttributes, order: ["name", "entity", "predicateString"]))/>")
         }
         for (name, members) in configurations.sorted(by: { $0.key < $1.key }) {
             lines.append("    <configuration name=\"\(ModelXMLWriter.escape(name))\">")
             for member in members { lines.append("        <memberEntity name=\"\(ModelXMLWriter.escape(member))\"/>") }
             lines.append("    </configuration>")
         }
+        lines += extraXMLElements.map { "    " + $0 }
         lines.append("</model>")
         return Data((lines.joined(separator: "\n") + "\n").utf8)
     }
@@ -53,7 +52,7 @@ enum ModelXMLWriter {
         attrs["name"] = entity.name
         if let className = entity.managedObjectClassName { attrs["representedClassName"] = className }
         if let parent = entity.superentityName { attrs["parentEntity"] = parent }
-        if entity.isAbstract { attrs["isAbstract"] = "YES" }
+        if entity.isAbstract || entity.explicitXMLAttributes.contains("isAbstract") { attrs["isAbstract"] = entity.isAbstract ? "YES" : "NO" }
         if let id = entity.renamingIdentifier { attrs["elementID"] = id }
         if let modifier = entity.versionHashModifier { attrs["versionHashModifier"] = modifier }
         var lines = ["    <entity\(attributeText(attrs, order: ["name", "representedClassName", "parentEntity"]))>"]
@@ -74,6 +73,7 @@ enum ModelXMLWriter {
             }
             lines.append("        </fetchIndex>")
         }
+        lines += entity.extraXMLElements.map { "        " + $0 }
         lines += userInfo(entity.userInfo, indent: "        ")
         lines.append("    </entity>")
         return lines
@@ -90,23 +90,40 @@ enum ModelXMLWriter {
         if let id = property.renamingIdentifier { attrs["elementID"] = id }
         if let modifier = property.versionHashModifier { attrs["versionHashModifier"] = modifier }
         let order = ["name", "optional", "transient", "attributeType"]
+        // Flags the file wrote at their default are written back the same way.
+        for key in property.explicitXMLAttributes where attrs[key] == nil {
+            switch key {
+            case "minCount": attrs[key] = String((property as? RelationshipDescription)?.minCount ?? 0)
+            case "maxCount": attrs[key] = String((property as? RelationshipDescription)?.maxCount ?? 0)
+            default: attrs[key] = "NO"
+            }
+        }
+        let children = property.extraXMLElements.map { "            " + $0 } + userInfo(property.userInfo, indent: "            ")
+        func element(_ name: String, _ inner: [String]) -> [String] {
+            let head = "        <\(name)\(attributeText(attrs, order: order))"
+            return inner.isEmpty ? [head + "/>"] : [head + ">"] + inner + ["        </\(name)>"]
+        }
         switch property {
         case let attribute as AttributeDescription:
             attrs["attributeType"] = attribute.attributeType.rawValue
             if let value = attribute.defaultValue, let text = AttributeDefaultValue.format(value, type: attribute.attributeType) {
-                attrs["defaultValueString"] = text
+                let original = attribute.originalXMLText["defaultValueString"]
+                let same = original.flatMap { AttributeDefaultValue.parse($0, type: attribute.attributeType) }.map { ValueEquality.same($0, value) } ?? false
+                attrs["defaultValueString"] = same ? original : text
             }
             if let name = attribute.valueTransformerName { attrs["valueTransformerName"] = name }
             if let name = attribute.customClassName { attrs["customClassName"] = name }
             if attribute.usesScalarValueType { attrs["usesScalarValueType"] = "YES" }
             if attribute.allowsExternalBinaryDataStorage { attrs["allowsExternalBinaryDataStorage"] = "YES" }
             if attribute.preservesValueInHistoryOnDeletion { attrs["preserveAfterDeletion"] = "YES" }
-            if let min = attribute.minValue { attrs["minValueString"] = number(min) }
-            if let max = attribute.maxValue { attrs["maxValueString"] = number(max) }
+            for (key, bound) in [("minValueString", attribute.minValue), ("maxValueString", attribute.maxValue)] {
+                guard let bound else { continue }
+                let original = attribute.originalXMLText[key]
+                let same = original.flatMap { Double($0) ?? AttributeDefaultValue.isoDate($0) } == bound
+                attrs[key] = same ? original : number(bound)
+            }
             if let pattern = attribute.regularExpression { attrs["regularExpressionString"] = pattern }
-            let info = userInfo(attribute.userInfo, indent: "            ")
-            if info.isEmpty { return ["        <attribute\(attributeText(attrs, order: order))/>"] }
-            return ["        <attribute\(attributeText(attrs, order: order))>"] + info + ["        </attribute>"]
+            return element("attribute", children)
         case let relationship as RelationshipDescription:
             if relationship.isToMany { attrs["toMany"] = "YES" }
             if relationship.minCount > 0 { attrs["minCount"] = String(relationship.minCount) }
@@ -118,15 +135,13 @@ enum ModelXMLWriter {
                 attrs["inverseEntity"] = relationship.destinationEntityName
             }
             if relationship.isOrdered { attrs["ordered"] = "YES" }
-            let info = userInfo(relationship.userInfo, indent: "            ")
-            if info.isEmpty { return ["        <relationship\(attributeText(attrs, order: order))/>"] }
-            return ["        <relationship\(attributeText(attrs, order: order))>"] + info + ["        </relationship>"]
+            return element("relationship", children)
         case let fetched as FetchedPropertyDescription:
-            var request = ["name": "fetchedPropertyFetchRequest", "entity": fetched.destinationEntityName]
+            var request = fetched.fetchRequestXMLAttributes
+            request["name"] = fetched.fetchRequestName
+            request["entity"] = fetched.destinationEntityName
             if let predicate = fetched.predicateFormat { request["predicateString"] = predicate }
-            return ["        <fetchedProperty\(attributeText(attrs, order: order))>",
-                    "            <fetchRequest\(attributeText(request, order: ["name", "entity"]))/>",
-                    "        </fetchedProperty>"]
+            return element("fetchedProperty", ["            <fetchRequest\(attributeText(request, order: ["name", "entity"]))/>"] + children)
         default:
             return []
         }
