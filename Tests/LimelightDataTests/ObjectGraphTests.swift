@@ -36,11 +36,7 @@ enum LibraryModel {
 
     static func context(_ url: URL?, options: [String: any Sendable] = [:]) throws -> ManagedObjectContext {
         ManagedObjectClassRegistry.shared.register(TrackedLibrary.self, as: "TrackedLibrary")
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: make())
-        if let url { try coordinator.addPersistentStore(type: .sqlite, at: url, options: options) } else { try coordinator.addPersistentStore(type: .inMemory) }
-        let context = ManagedObjectContext(concurrencyType: .privateQueue)
-        context.persistentStoreCoordinator = coordinator
-        return context
+        return try TestStack.context(model: make(), at: url, options: options)
     }
 }
 

@@ -29,12 +29,7 @@ import FoundationXML
     """
 
     func context(_ url: URL) throws -> ManagedObjectContext {
-        let model = try ManagedObjectModel(xmlData: Data(Self.xml.utf8), source: "Writers.xcdatamodel")
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(type: .sqlite, at: url)
-        let context = ManagedObjectContext(concurrencyType: .privateQueue)
-        context.persistentStoreCoordinator = coordinator
-        return context
+        try TestStack.context(model: try ManagedObjectModel(xmlData: Data(Self.xml.utf8), source: "Writers.xcdatamodel"), at: url)
     }
 
     @Test func templatesTakeTheirVariablesAndSettings() throws {

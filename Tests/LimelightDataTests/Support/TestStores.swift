@@ -37,9 +37,16 @@ enum PhotoModel {
     }
 
     static func stack(at url: URL?, model: ManagedObjectModel = make()) throws -> ManagedObjectContext {
+        try TestStack.context(model: model, at: url)
+    }
+}
+
+/// A context on one store: SQLite at `url`, in memory without one.
+enum TestStack {
+    static func context(model: ManagedObjectModel, at url: URL?, options: [String: any Sendable] = [:]) throws -> ManagedObjectContext {
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
         if let url {
-            try coordinator.addPersistentStore(type: .sqlite, at: url)
+            try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
         } else {
             try coordinator.addPersistentStore(type: .inMemory)
         }
