@@ -4,7 +4,7 @@ import Testing
 
 /// A library lends books to members: validation rules of every kind, a bounded to-many, a
 /// many-to-many, and a typed subclass with hooks.
-enum LibraryModel {
+enum LibraryGraph {
     static func make() -> ManagedObjectModel {
         let name = AttributeDescription(name: "name", type: .string, isOptional: false)
         name.minValue = 2
@@ -62,7 +62,7 @@ final class TrackedLibrary: ManagedObject {
 @Suite struct ObjectGraphTests {
     @Test func objectIDsAreTemporaryUntilSavedAndRoundTripThroughURIs() throws {
         let folder = try TemporaryFolder()
-        let context = try LibraryModel.context(folder.file("ids.sqlite"))
+        let context = try LibraryGraph.context(folder.file("ids.sqlite"))
         let library = try context.insertNewObject(forEntityName: "Library")
         library.setValue("Central", forKey: "name")
         #expect(library.objectID.isTemporaryID)
@@ -91,7 +91,7 @@ final class TrackedLibrary: ManagedObject {
     @Test func typedSubclassesTrackChangesAndCallTheirHooks() throws {
         let folder = try TemporaryFolder()
         let url = folder.file("hooks.sqlite")
-        let context = try LibraryModel.context(url)
+        let context = try LibraryGraph.context(url)
         let library = try #require(try context.insertNewObject(forEntityName: "Library") as? TrackedLibrary)
         #expect(library.hooks == ["awakeFromInsert"])
         #expect(library.visits == 0)
@@ -131,7 +131,7 @@ final class TrackedLibrary: ManagedObject {
         let folder = try TemporaryFolder()
         let url = folder.file("faults.sqlite")
         do {
-            let context = try LibraryModel.context(url)
+            let context = try LibraryGraph.context(url)
             for index in 0..<20 {
                 let member = try context.insertNewObject(forEntityName: "Member")
                 member.setValue("Member \(index)", forKey: "name")
@@ -142,7 +142,7 @@ final class TrackedLibrary: ManagedObject {
             book.setValue(library, forKey: "library")
             try context.save()
         }
-        let context = try LibraryModel.context(url)
+        let context = try LibraryGraph.context(url)
         let members = try context.fetch(FetchRequest(entityName: "Member"))
         #expect(members.count == 20 && members.allSatisfy(\.isFault))
         try context.fireFaults(members)
@@ -162,7 +162,7 @@ final class TrackedLibrary: ManagedObject {
         let folder = try TemporaryFolder()
         let url = folder.file("m2m.sqlite")
         do {
-            let context = try LibraryModel.context(url)
+            let context = try LibraryGraph.context(url)
             let a = try context.insertNewObject(forEntityName: "Library"), b = try context.insertNewObject(forEntityName: "Library")
             a.setValue("Alpha", forKey: "name")
             b.setValue("Beta", forKey: "name")
@@ -178,7 +178,7 @@ final class TrackedLibrary: ManagedObject {
             #expect((ann.value(forKey: "libraries") as? Set<ManagedObject>) == [a])
             try context.save()
         }
-        let context = try LibraryModel.context(url)
+        let context = try LibraryGraph.context(url)
         let ann = try #require(try context.fetch(FetchRequest(entityName: "Member", predicate: try QueryPredicate(format: "name == 'Ann'"))).first)
         let names = (ann.value(forKey: "libraries") as? Set<ManagedObject>)?.compactMap { $0.value(forKey: "name") as? String }
         #expect(names == ["Alpha"])
@@ -188,7 +188,7 @@ final class TrackedLibrary: ManagedObject {
 
     @Test func undoAndRedoWorkAcrossSaves() throws {
         let folder = try TemporaryFolder()
-        let context = try LibraryModel.context(folder.file("undo.sqlite"))
+        let context = try LibraryGraph.context(folder.file("undo.sqlite"))
         let library = try context.insertNewObject(forEntityName: "Library")
         library.setValue("First", forKey: "name")
         try context.save()
@@ -202,7 +202,7 @@ final class TrackedLibrary: ManagedObject {
         context.undo()
         #expect(library.value(forKey: "name") as? String == "First")
         try context.save()
-        let other = try LibraryModel.context(folder.file("undo.sqlite"))
+        let other = try LibraryGraph.context(folder.file("undo.sqlite"))
         // IDs belong to their coordinator; another one finds the object through its URI.
         let id = try #require(other.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: library.objectID.uriRepresentation()))
         #expect(try other.existingObject(with: id).value(forKey: "name") as? String == "First")
@@ -211,7 +211,7 @@ final class TrackedLibrary: ManagedObject {
     @Test func aFailedSaveReportsEveryProblemAndChangesNothing() throws {
         let folder = try TemporaryFolder()
         let url = folder.file("valid.sqlite")
-        let context = try LibraryModel.context(url)
+        let context = try LibraryGraph.context(url)
         let good = try context.insertNewObject(forEntityName: "Library")
         good.setValue("Good", forKey: "name")
         try context.save()
@@ -240,7 +240,7 @@ final class TrackedLibrary: ManagedObject {
         // Nothing was written and the pending changes are intact.
         #expect(context.insertedObjects.count == 9)
         #expect(good.isUpdated)
-        let other = try LibraryModel.context(url)
+        let other = try LibraryGraph.context(url)
         #expect(try other.count(for: FetchRequest(entityName: "Library")) == 1)
         #expect(try other.fetch(FetchRequest(entityName: "Library")).first?.value(forKey: "name") as? String == "Good")
     }
@@ -249,12 +249,12 @@ final class TrackedLibrary: ManagedObject {
         let folder = try TemporaryFolder()
         let url = folder.file("ro.sqlite")
         do {
-            let context = try LibraryModel.context(url)
+            let context = try LibraryGraph.context(url)
             try context.insertNewObject(forEntityName: "Library").setValue("Kept", forKey: "name")
             try context.save()
         }
         let before = try Data(contentsOf: url)
-        let context = try LibraryModel.context(url, options: [StoreOption.readOnly: true])
+        let context = try LibraryGraph.context(url, options: [StoreOption.readOnly: true])
         let library = try #require(try context.fetch(FetchRequest(entityName: "Library")).first)
         library.setValue("Changed", forKey: "name")
         #expect(throws: PersistenceError.self) { try context.save() }
@@ -262,7 +262,7 @@ final class TrackedLibrary: ManagedObject {
     }
 
     @Test func aModelInUseIsFrozen() throws {
-        let model = LibraryModel.make()
+        let model = LibraryGraph.make()
         #expect(model.isEditable)
         _ = try PersistentStoreCoordinator(managedObjectModel: model)
         #expect(!model.isEditable)
