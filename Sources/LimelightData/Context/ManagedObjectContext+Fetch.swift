@@ -2,14 +2,21 @@ import Foundation
 
 extension ManagedObjectContext {
     /// Fetches managed objects matching `request`, including unsaved changes when the request asks
-    /// for them.
+    /// for them. With `includesPropertyValues = false` only the IDs are read and the objects are
+    /// faults; `relationshipKeyPathsForPrefetching` loads related objects with one query per
+    /// relationship. For other result types use `fetchObjectIDs`, `fetchDictionaries`, `count(for:)`
+    /// or `execute(_:)`; for batches as the result is walked, `fetchBatched(_:)`.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
         let (entity, coordinator) = try resolve(request)
         let pending = request.includesPendingChanges && hasPendingChanges(for: entity, request: request)
         let stores = coordinator.stores(for: request)
+        let fetch = StoreFetch(request: request, entity: entity)
+        if !request.includesPropertyValues, !pending, stores.count == 1, let store = stores.first, store.evaluatesPredicates {
+            let ids = try coordinator.withStores { try store.fetchIDs(fetch) }
+            return ids.map { object(with: $0) }
+        }
         // Stores that cannot filter (in-memory) hand over every row; the predicate runs here then.
         let filterHere = stores.contains { !$0.evaluatesPredicates }
-        let fetch = StoreFetch(request: request, entity: entity)
         var objects: [ManagedObject] = []
         try coordinator.withStores {
             for store in stores {
@@ -21,17 +28,15 @@ extension ManagedObjectContext {
         if stores.count > 1 || pending || filterHere {
             objects = try applyPendingChanges(to: objects, request: request, entity: entity, pending: pending, filterAll: filterHere)
         }
+        if !request.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(request.relationshipKeyPathsForPrefetching, for: objects, entity: entity, asFaults: request.returnsObjectsAsFaults)
+        }
         return objects
     }
 
     /// Fetches objects of type `T` (the class registered for the entity).
     public func fetch<T: ManagedObject>(_ request: FetchRequest, as type: T.Type) throws -> [T] {
         try fetch(request).compactMap { $0 as? T }
-    }
-
-    /// The IDs of the matching objects, without registering objects for them where possible.
-    public func fetchObjectIDs(_ request: FetchRequest) throws -> [ManagedObjectID] {
-        try fetch(request).map(\.objectID)
     }
 
     /// How many objects match, counted in the store unless unsaved changes take part.
@@ -46,15 +51,7 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Dictionary results (`propertiesToFetch`, grouping, expressions), computed in the store.
-    public func fetchDictionaries(_ request: FetchRequest) throws -> [[String: Any]] {
-        let (entity, coordinator) = try resolve(request)
-        return try coordinator.withStores {
-            try coordinator.stores(for: request).flatMap { try $0.fetchDictionaries(StoreFetch(request: request, entity: entity)) }
-        }
-    }
-
-    private func resolve(_ request: FetchRequest) throws -> (EntityDescription, PersistentStoreCoordinator) {
+    func resolve(_ request: FetchRequest) throws -> (EntityDescription, PersistentStoreCoordinator) {
         guard let coordinator = persistentStoreCoordinator else { throw PersistenceError.noStore("the context has no coordinator") }
         guard let entity = coordinator.managedObjectModel.entity(named: request.entityName) else {
             throw PersistenceError.invalidRequest("the model has no entity named '\(request.entityName)'")
@@ -62,7 +59,7 @@ extension ManagedObjectContext {
         return (entity, coordinator)
     }
 
-    private func hasPendingChanges(for entity: EntityDescription, request: FetchRequest) -> Bool {
+    func hasPendingChanges(for entity: EntityDescription, request: FetchRequest) -> Bool {
         let affected = { (object: ManagedObject) in
             request.includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity
         }

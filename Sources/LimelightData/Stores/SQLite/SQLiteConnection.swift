@@ -13,6 +13,8 @@ final class SQLiteConnection {
     private var statements: [String: OpaquePointer] = [:]
     /// `LIMELIGHT_SQL_DEBUG`: 1 logs statements and times to stderr, 2 adds bound values.
     let debugLevel = Int(ProcessInfo.processInfo.environment["LIMELIGHT_SQL_DEBUG"] ?? "") ?? 0
+    /// Sees every statement run, whatever the debug level.
+    var statementObserver: ((String) -> Void)?
 
     init(path: String, readOnly: Bool) throws {
         self.path = path
@@ -48,6 +50,7 @@ final class SQLiteConnection {
     /// Runs SQL that returns no rows (may contain several statements).
     func execute(_ sql: String) throws {
         let start = debugLevel > 0 ? Date() : nil
+        statementObserver?(sql)
         guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw error(sql) }
         if let start { log(sql, start: start, values: []) }
     }
@@ -71,6 +74,7 @@ final class SQLiteConnection {
     /// Runs a statement with `values` bound, calling `row` for every result row.
     func query(_ sql: String, _ values: [SQLiteValue] = [], row: (OpaquePointer) throws -> Void) throws {
         let start = debugLevel > 0 ? Date() : nil
+        statementObserver?(sql)
         let statement = try prepare(sql)
         defer { sqlite3_reset(statement) }
         try bind(values, to: statement)
