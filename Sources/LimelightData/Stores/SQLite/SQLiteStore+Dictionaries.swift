@@ -67,7 +67,9 @@ extension SQLiteStore {
             var terms: [String] = []
             for group in plan.groupBy {
                 let column = try selected.first { $0.key == group.key } ?? sqlColumn(group, plan: plan, translator: &translator, joins: &joins)
-                terms += column.sql
+                // A constant entity number (a to-one without sub-entities) is no grouping term; SQLite
+                // would read an integer literal as a column position.
+                terms += column.sql.filter { Int($0) == nil }
                 bindings += column.bindings
             }
             sql += " GROUP BY " + terms.joined(separator: ", ")
