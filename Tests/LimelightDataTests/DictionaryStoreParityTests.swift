@@ -34,6 +34,8 @@ import Testing
                 ExpressionDescription(name: "last", format: "max:(published)"),
                 ExpressionDescription(name: "pages", format: "sum:(pages)"),
                 ExpressionDescription(name: "mean", format: "average:(replacementCost)"),
+                ExpressionDescription(name: "median", format: "median:(pages)"),
+                ExpressionDescription(name: "mode", format: "mode:(pages)"),
             ])),
             ("group by author", try request(sort: [QuerySortDescriptor(key: "author.name")],
                                             ["author.name", ExpressionDescription(name: "n", format: "count:(title)"),

@@ -48,6 +48,25 @@ import Testing
         #expect(row["books"] as? Int64 == Int64(LibraryModel.books.count))
     }
 
+    @Test func medianModeAndStandardDeviationAreSQLAggregatesToo() throws {
+        let request = FetchRequest(entityName: "Book")
+        request.propertiesToFetch = try [
+            ExpressionDescription(name: "median", format: "median:(pages)"),
+            ExpressionDescription(name: "mode", format: "mode:(pages)"),
+            ExpressionDescription(name: "spread", format: "stddev:(replacementCost)"),
+        ]
+        let (rows, statements) = try log.during { try context.fetchDictionaries(request) }
+        let row = try #require(rows.first)
+        let pages = LibraryModel.books.map { Double($0.pages) }.sorted()
+        #expect(row["median"] as? Double == (pages[1] + pages[2]) / 2)
+        #expect(row["mode"] as? Double == pages.first)
+        let costs = LibraryModel.books.map(\.cost)
+        let mean = costs.reduce(0, +) / Double(costs.count)
+        let spread = (costs.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(costs.count)).squareRoot()
+        #expect(abs((row["spread"] as? Double ?? 0) - spread) < 1e-9)
+        #expect(statements.first?.contains("LL_MEDIAN(t0.ZPAGES)") == true)
+    }
+
     @Test func titlesWithTheObjectIDOfTheFriendTheyAreLoanedTo() throws {
         let request = FetchRequest(entityName: "Book", sortDescriptors: [QuerySortDescriptor(key: "title")])
         request.propertiesToFetch = ["title", "loanedTo"]

@@ -103,6 +103,9 @@ enum DictionaryEvaluation {
                 guard let best else { return next }
                 return ValueOrdering.compare(next, best, comparison: .standard) == wanted ? next : best
             }
+        case "mode:":
+            // One value per column: the most frequent, the smallest when several tie (as in SQL).
+            return values.isEmpty ? nil : PredicateValues.elements(try PredicateFunctions.evaluate(name, [values]))?.first ?? nil
         default:
             // As in SQL, an aggregate of no values is NULL.
             return values.isEmpty ? nil : try PredicateFunctions.evaluate(name, [values])

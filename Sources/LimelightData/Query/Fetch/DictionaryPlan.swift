@@ -161,7 +161,9 @@ enum DictionaryValueType {
                     }
                 }
                 return .natural
-            case "min:", "max:", "mode:":
+            case "mode:":
+                return .attribute(.double)
+            case "min:", "max:":
                 return arguments.first.map { inferred($0, entity: entity) } ?? .natural
             default:
                 return .natural

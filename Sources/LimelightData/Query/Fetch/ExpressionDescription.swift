@@ -4,7 +4,8 @@ import Foundation
 /// expression and the type of its result.
 ///
 /// The expression is the predicate language's `QueryExpression`. Aggregate functions
-/// (`sum:`, `count:`, `min:`, `max:`, `average:`, `median:`, `mode:`, `stddev:`) of a key path are
+/// (`sum:`, `count:`, `min:`, `max:`, `average:`, `median:`, `mode:` (the most frequent value, the
+/// smallest when several tie), `stddev:` (population)) of a key path are
 /// computed over each group, or over all matching objects when the request has no
 /// `propertiesToGroupBy`; `.evaluatedObject` (SELF) gives each object's `ManagedObjectID`;
 /// arithmetic and string functions of attributes are computed per row. The SQLite store computes

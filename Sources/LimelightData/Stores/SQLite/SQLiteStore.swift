@@ -55,6 +55,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 try open(connection)
             }
             try SQLiteFunctions.register(on: connection)
+            try SQLiteAggregateFunctions.register(on: connection)
             for participant in saveParticipants { try participant.storeDidOpen(self) }
         } catch {
             connection.close()
