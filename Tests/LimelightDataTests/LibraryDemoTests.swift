@@ -164,6 +164,16 @@ import Testing
         let toMany = FetchRequest(entityName: "Friend")
         toMany.propertiesToFetch = ["books"]
         #expect(throws: PersistenceError.self) { try context.fetchDictionaries(toMany) }
+
+        let havingAlone = FetchRequest(entityName: "Book")
+        havingAlone.propertiesToFetch = ["title"]
+        havingAlone.havingPredicate = try QueryPredicate(format: "title != nil")
+        #expect(throws: PersistenceError.self) { try context.fetchDictionaries(havingAlone) }
+
+        let mixed = FetchRequest(entityName: "Book")
+        mixed.propertiesToFetch = ["title", try ExpressionDescription(name: "n", format: "count:(title)")]
+        let mixedError = #expect(throws: PersistenceError.self) { try context.fetchDictionaries(mixed) }
+        #expect("\(mixedError.map { $0 } as Any)".contains("neither in propertiesToGroupBy nor an aggregate"))
     }
 
     @Test func objectIDResultsReadOnlyKeys() throws {
@@ -182,7 +192,10 @@ import Testing
         let fresh = try LibraryModel.stack(at: folder.file("library.sqlite"))
         let request = FetchRequest(entityName: "Book", predicate: try QueryPredicate(format: "loanedTo.name == 'Alice'"))
         request.includesPropertyValues = false
+        let freshLog = try StatementLog(fresh)
         let books = try fresh.fetch(request)
+        #expect(freshLog.statements.count == 1)
+        #expect(freshLog.statements.first?.hasPrefix("SELECT t0.Z_PK, t0.Z_ENT FROM ZBOOK t0 WHERE") == true)
         #expect(books.count == 2)
         #expect(books.allSatisfy { $0.isFault })
         #expect(Set(books.compactMap { $0.value(forKey: "title") as? String }) == ["Cocoa Programming", "Objective-C"])

@@ -79,6 +79,32 @@ import Testing
         #expect(authors.sorted() == LibraryModel.books.filter { $0.loanedTo != nil }.map(\.author).sorted())
     }
 
+    @Test func batchedResultsPrefetchPerBatch() throws {
+        let folder = try TemporaryFolder()
+        let context = try Self.library(folder)
+        let log = try StatementLog(context)
+        let request = FetchRequest(entityName: "Book", sortDescriptors: [QuerySortDescriptor(key: "title")])
+        request.fetchBatchSize = 2
+        request.relationshipKeyPathsForPrefetching = ["author"]
+        let (names, statements) = try log.during {
+            try context.fetchBatched(request).map { ($0.value(forKey: "author") as? ManagedObject)?.value(forKey: "name") as? String }
+        }
+        #expect(names == LibraryModel.books.sorted { $0.title < $1.title }.map(\.author))
+        // The IDs, then per batch of two: the books and their authors.
+        #expect(statements.count == 1 + 2 * 2)
+    }
+
+    @Test func theInMemoryStorePrefetchesToo() throws {
+        let context = try LibraryModel.stack(at: nil)
+        try LibraryModel.fill(context)
+        let request = FetchRequest(entityName: "Author", sortDescriptors: [QuerySortDescriptor(key: "name")])
+        request.relationshipKeyPathsForPrefetching = ["books.loanedTo"]
+        let authors = try context.fetch(request)
+        let counts = authors.map { ($0.value(forKey: "books") as? Set<ManagedObject>)?.count ?? -1 }
+        let expected = Dictionary(grouping: LibraryModel.books, by: \.author)
+        #expect(counts == expected.keys.sorted().map { expected[$0]?.count ?? 0 })
+    }
+
     @Test func anUnknownRelationshipNamesTheEntity() throws {
         let folder = try TemporaryFolder()
         let context = try Self.library(folder)
