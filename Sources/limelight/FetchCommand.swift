@@ -74,7 +74,9 @@ extension Limelight {
         private func printRows(_ request: FetchRequest, entity: EntityDescription, context: ManagedObjectContext) throws {
             let grouped = Self.split(groupBy)
             var columns = try Self.split(properties).map(Self.column)
-            if columns.isEmpty && !grouped.isEmpty { columns = grouped }
+            // Grouped keys are shown even when --properties lists only the aggregates.
+            let listed = Set(columns.compactMap { $0 as? String })
+            columns = grouped.filter { !listed.contains($0) } + columns
             request.resultType = .dictionary
             request.propertiesToFetch = columns
             request.propertiesToGroupBy = grouped

@@ -79,6 +79,27 @@ import Testing
         }
     }
 
+    @Test func propertyDescriptionsAreColumnsToo() throws {
+        let book = try #require(context.persistentStoreCoordinator?.managedObjectModel.entity(named: "Book"))
+        let request = FetchRequest(entityName: "Book", sortDescriptors: [QuerySortDescriptor(key: "title")])
+        request.propertiesToFetch = [try #require(book.property(named: "title")), try #require(book.property(named: "author"))]
+        let rows = try context.fetchDictionaries(request)
+        let expected = LibraryModel.books.sorted { $0.title < $1.title }
+        #expect(rows.map { $0["title"] as? String } == expected.map(\.title))
+        #expect(rows.map { $0["author"] as? ManagedObjectID } == (try expected.map { try id($0.author) }))
+    }
+
+    @Test func sortingObjectsThroughAToOneHappensInSQL() throws {
+        let request = FetchRequest(entityName: "Book", sortDescriptors: [QuerySortDescriptor(key: "author.name", ascending: false),
+                                                                         QuerySortDescriptor(key: "title")])
+        request.fetchLimit = 3
+        let (books, statements) = try log.during { try context.fetch(request) }
+        let expected = LibraryModel.books.sorted { ($0.author, $1.title) > ($1.author, $0.title) }.prefix(3).map(\.title)
+        #expect(books.map { $0.value(forKey: "title") as? String } == expected)
+        #expect(statements.first?.contains("ORDER BY (SELECT") == true)
+        #expect(statements.first?.contains("LIMIT 3") == true)
+    }
+
     @Test func evaluatedObjectGivesEachBooksOwnID() throws {
         let request = FetchRequest(entityName: "Book")
         request.propertiesToFetch = ["title", ExpressionDescription.objectID(named: "book")]
@@ -151,10 +172,16 @@ import Testing
 
     @Test func misuseNamesTheKeyAndTheEntity() throws {
         let grouped = FetchRequest(entityName: "Book")
-        grouped.propertiesToFetch = ["title", try ExpressionDescription(name: "n", format: "count:(title)")]
+        grouped.propertiesToFetch = ["loanedTo", "title", try ExpressionDescription(name: "n", format: "count:(title)")]
         grouped.propertiesToGroupBy = ["loanedTo"]
         let groupError = #expect(throws: PersistenceError.self) { try context.fetchDictionaries(grouped) }
         #expect("\(groupError.map { $0 } as Any)".contains("'title' of entity Book"))
+
+        let hidden = FetchRequest(entityName: "Book")
+        hidden.propertiesToFetch = [try ExpressionDescription(name: "n", format: "count:(title)")]
+        hidden.propertiesToGroupBy = ["loanedTo"]
+        let hiddenError = #expect(throws: PersistenceError.self) { try context.fetchDictionaries(hidden) }
+        #expect("\(hiddenError.map { $0 } as Any)".contains("'loanedTo' of entity Book is in propertiesToGroupBy but not in propertiesToFetch"))
 
         let unknown = FetchRequest(entityName: "Book")
         unknown.propertiesToFetch = ["loanedTo.nickname"]

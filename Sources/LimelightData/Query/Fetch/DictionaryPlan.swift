@@ -55,6 +55,10 @@ struct DictionaryPlan {
             throw PersistenceError.invalidRequest("propertiesToGroupBy cannot contain the aggregate '\(aggregate.key)' (entity \(entity.name))")
         }
         let grouped = Set(groupBy.map(\.key))
+        for group in groupBy where !seen.contains(group.key) {
+            throw PersistenceError.invalidRequest(
+                "'\(group.key)' of entity \(entity.name) is in propertiesToGroupBy but not in propertiesToFetch")
+        }
         if !groupBy.isEmpty || columns.contains(where: \.isAggregate) {
             for column in columns where !column.isAggregate && !grouped.contains(column.key) {
                 throw PersistenceError.invalidRequest(
