@@ -12,7 +12,8 @@ extension Limelight {
                 to-ones (owner.lastName), a to-one relationship (printed as the object's URI), 'self' (the object's \
                 own URI), or an aggregate FUNCTION:KEYPATH (sum, count, min, max, avg, median, mode, stddev) named \
                 FUNCTION_KEYPATH with dots as underscores (sum:cost is sum_cost); NAME=FUNCTION:KEYPATH picks the \
-                name. --having and --sort can use those names (--having '$count_model > 2', --sort sum_cost:desc).
+                name; count:* (or count:self) counts objects as count_all. --having and --sort can use those names \
+                (--having '$count_model > 2', --sort sum_cost:desc).
 
                 Examples:
                   limelight fetch Cookbook.sqlite --model Cookbook.xcdatamodeld --entity Recipe --where 'name BEGINSWITH[cd] %@' sal
@@ -139,7 +140,7 @@ extension Limelight {
             }
             guard !keyPath.isEmpty else { throw CommandError("'\(entry)': \(function) needs a key path, as in \(function):price") }
             let argument: QueryExpression = keyPath == "*" || keyPath.lowercased() == "self" ? .evaluatedObject : .keyPath(keyPath)
-            let label = name ?? "\(function)_\(keyPath == "*" ? "all" : keyPath.replacingOccurrences(of: ".", with: "_"))"
+            let label = name ?? "\(function)_\(argument == .evaluatedObject ? "all" : keyPath.replacingOccurrences(of: ".", with: "_"))"
             return ExpressionDescription(name: label, expression: .function(selector, [argument]))
         }
 

@@ -83,6 +83,46 @@ import LimelightData
         #expect(Int(groups) == Set(cars.compactMap { string($0, "maker") }).count)
     }
 
+    /// Runs the fetch with `LIMELIGHT_SQL_DEBUG=1` set for the child only; returns its stdout and
+    /// the SQL it logged.
+    func fetchLoggingSQL(_ arguments: [String]) throws -> (stdout: String, sql: [String]) {
+        let process = Process()
+        process.executableURL = harness.bin.appendingPathComponent("limelight")
+        process.arguments = ["fetch", store.path, "--model", model.path, "--entity", "Car"] + arguments
+        var environment = harness.environment
+        environment["LIMELIGHT_SQL_DEBUG"] = "1"
+        process.environment = environment
+        let out = harness.home.appendingPathComponent("sql-out-\(UUID().uuidString)")
+        let err = harness.home.appendingPathComponent("sql-err-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+        let outHandle = try FileHandle(forWritingTo: out), errHandle = try FileHandle(forWritingTo: err)
+        process.standardOutput = outHandle
+        process.standardError = errHandle
+        try process.run()
+        process.waitUntilExit()
+        try outHandle.close()
+        try errHandle.close()
+        #expect(process.terminationStatus == 0)
+        let sql = String(decoding: try Data(contentsOf: err), as: UTF8.self).split(separator: "\n").map(String.init).filter { $0.hasPrefix("sql: ") }
+        return (String(decoding: try Data(contentsOf: out), as: UTF8.self), sql)
+    }
+
+    @Test func groupsAndAggregatesAreComputedBySQLite() throws {
+        let run = try fetchLoggingSQL(["--properties", "owner,count:self,max:numberPlate", "--group-by", "owner", "--having", "count_all > 1",
+                                       "--sort", "count_all:desc"])
+        let select = try #require(run.sql.last)
+        #expect(select.contains("count(*)") && select.contains("max(t0.ZNUMBERPLATE)"))
+        #expect(select.contains("GROUP BY t0.ZOWNER HAVING count(*) > ?") && select.contains("ORDER BY c1_0 DESC"))
+        #expect(run.stdout.split(separator: "\n").first == "owner\tcount_all\tmax_numberPlate")
+    }
+
+    @Test func selfGivesEachObjectsURI() throws {
+        let rows = try jsonRows(["--properties", "self,numberPlate", "--sort", "numberPlate:desc", "--limit", "5"])
+        let expected = cars.sorted { (string($0, "numberPlate") ?? "") > (string($1, "numberPlate") ?? "") }.prefix(5)
+        #expect(rows.map { $0["self"] as? String } == expected.map(\.objectID.uriString))
+    }
+
     @Test func groupingWithoutTheFetchedColumnIsRefusedByName() throws {
         let result = try fetch(["--properties", "maker,model", "--group-by", "maker"], allowFailure: true)
         #expect(result.status != 0)
