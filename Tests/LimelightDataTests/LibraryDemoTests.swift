@@ -228,6 +228,13 @@ import Testing
         #expect(Set(books.compactMap { $0.value(forKey: "title") as? String }) == ["Cocoa Programming", "Objective-C"])
     }
 
+    @Test func fetchRefusesARequestForOtherResults() throws {
+        let request = FetchRequest(entityName: "Book")
+        request.resultType = .dictionary
+        let error = #expect(throws: PersistenceError.self) { try context.fetch(request) }
+        #expect("\(error.map { $0 } as Any)".contains("fetchDictionaries"))
+    }
+
     @Test func countResultType() throws {
         let request = FetchRequest(entityName: "Book", predicate: try QueryPredicate(format: "replacementCost > 30"))
         request.resultType = .count

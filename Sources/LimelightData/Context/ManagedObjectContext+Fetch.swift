@@ -7,6 +7,16 @@ extension ManagedObjectContext {
     /// relationship. For other result types use `fetchObjectIDs`, `fetchDictionaries`, `count(for:)`
     /// or `execute(_:)`; for batches as the result is walked, `fetchBatched(_:)`.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+        // A request set up for other results would otherwise quietly return objects.
+        guard request.resultType == .managedObject else {
+            throw PersistenceError.invalidRequest(
+                "the request for \(request.entityName) has resultType .\(request.resultType): use execute(_:), fetchObjectIDs(_:), fetchDictionaries(_:) or count(for:)")
+        }
+        return try fetchObjects(request)
+    }
+
+    /// `fetch(_:)` whatever the request's result type says.
+    func fetchObjects(_ request: FetchRequest) throws -> [ManagedObject] {
         let (entity, coordinator) = try resolve(request)
         let pending = request.includesPendingChanges && hasPendingChanges(for: entity, request: request)
         let stores = coordinator.stores(for: request)
@@ -44,7 +54,7 @@ extension ManagedObjectContext {
         let (entity, coordinator) = try resolve(request)
         if request.includesPendingChanges && hasPendingChanges(for: entity, request: request)
             || coordinator.stores(for: request).contains(where: { !$0.evaluatesPredicates }) {
-            return try fetch(request).count
+            return try fetchObjects(request).count
         }
         return try coordinator.withStores {
             try coordinator.stores(for: request).reduce(0) { $0 + (try $1.fetchCount(StoreFetch(request: request, entity: entity))) }

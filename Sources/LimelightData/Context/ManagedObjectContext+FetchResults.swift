@@ -28,7 +28,7 @@ extension ManagedObjectContext {
         let stores = coordinator.stores(for: request)
         let pending = request.includesPendingChanges && hasPendingChanges(for: entity, request: request)
         guard !pending, stores.count == 1, let store = stores.first, store.evaluatesPredicates else {
-            return try fetch(request).map(\.objectID)
+            return try fetchObjects(request).map(\.objectID)
         }
         return try coordinator.withStores { try store.fetchIDs(StoreFetch(request: request, entity: entity)) }
     }
