@@ -71,12 +71,14 @@ final class SQLiteConnection {
         return statement
     }
 
-    /// Runs a statement with `values` bound, calling `row` for every result row.
-    func query(_ sql: String, _ values: [SQLiteValue] = [], row: (OpaquePointer) throws -> Void) throws {
+    /// Runs a statement with `values` bound, calling `row` for every result row. `cached: false`
+    /// is for statements whose text is used once (primary keys inlined in `IN (…)`), which would
+    /// otherwise fill the statement cache.
+    func query(_ sql: String, _ values: [SQLiteValue] = [], cached: Bool = true, row: (OpaquePointer) throws -> Void) throws {
         let start = debugLevel > 0 ? Date() : nil
         statementObserver?(sql)
-        let statement = try prepare(sql)
-        defer { sqlite3_reset(statement) }
+        let statement = cached ? try prepare(sql) : try prepareUncached(sql)
+        defer { if cached { sqlite3_reset(statement) } else { sqlite3_finalize(statement) } }
         try bind(values, to: statement)
         while true {
             let rc = sqlite3_step(statement)
@@ -85,6 +87,15 @@ final class SQLiteConnection {
             throw error("executing \(sql)")
         }
         if let start { log(sql, start: start, values: values) }
+    }
+
+    private func prepareUncached(_ sql: String) throws -> OpaquePointer {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            sqlite3_finalize(statement)
+            throw error("cannot prepare \(sql)")
+        }
+        return statement
     }
 
     /// Runs a statement that returns no rows; returns the number of rows changed.

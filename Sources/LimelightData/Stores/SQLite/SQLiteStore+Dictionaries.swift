@@ -106,7 +106,8 @@ extension SQLiteStore {
             sql += " ORDER BY " + terms.joined(separator: ", ")
         }
         if request.fetchLimit > 0 || request.fetchOffset > 0 {
-            sql += " LIMIT \(request.fetchLimit > 0 ? request.fetchLimit : -1) OFFSET \(request.fetchOffset)"
+            sql += " LIMIT ? OFFSET ?"
+            bindings += [.integer(Int64(request.fetchLimit > 0 ? request.fetchLimit : -1)), .integer(Int64(request.fetchOffset))]
         }
 
         var results: [[String: Any]] = []

@@ -68,8 +68,7 @@ extension SQLiteStore {
 
     /// ORDER BY for the sort descriptors: columns, and key paths through to-ones as scalar
     /// subqueries; `nil` when one of them needs in-memory sorting (a to-many or a transient).
-    func orderBy(_ descriptors: [QuerySortDescriptor], entity: EntityDescription, table: SQLiteSchema.Table,
-                 translator: inout SQLPredicateTranslator) -> (sql: String, bindings: [SQLiteValue])?? {
+    func orderBy(_ descriptors: [QuerySortDescriptor], entity: EntityDescription, translator: inout SQLPredicateTranslator) -> (sql: String, bindings: [SQLiteValue])?? {
         guard !descriptors.isEmpty else { return .some(nil) }
         var terms: [String] = []
         var bindings: [SQLiteValue] = []
@@ -101,14 +100,16 @@ extension SQLiteStore {
         }
         var sql = "SELECT \(columns) FROM \(table.name) t0"
         if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
-        let order = orderBy(ordered ? fetch.request.sortDescriptors : [], entity: fetch.entity, table: table, translator: &translator)
+        let order = orderBy(ordered ? fetch.request.sortDescriptors : [], entity: fetch.entity, translator: &translator)
         if case .some(.some(let clause)) = order {
             sql += " " + clause.sql
             bindings += clause.bindings
         }
         let sortsInSQL = order != nil
         if ordered, sortsInSQL, fetch.request.fetchLimit > 0 || fetch.request.fetchOffset > 0 {
-            sql += " LIMIT \(fetch.request.fetchLimit > 0 ? fetch.request.fetchLimit : -1) OFFSET \(fetch.request.fetchOffset)"
+            // Bound, not inlined: paging through a result reuses one prepared statement.
+            sql += " LIMIT ? OFFSET ?"
+            bindings += [.integer(Int64(fetch.request.fetchLimit > 0 ? fetch.request.fetchLimit : -1)), .integer(Int64(fetch.request.fetchOffset))]
         }
         return (sql, bindings, sortsInSQL)
     }
@@ -192,7 +193,7 @@ extension SQLiteStore {
                 let sql = keys.count == 1
                     ? "SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK = ?"
                     : "SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK IN (\(keys.map { String($0) }.joined(separator: ",")))"
-                try db.query(sql, keys.count == 1 ? [.integer(keys[0])] : []) { statement in
+                try db.query(sql, keys.count == 1 ? [.integer(keys[0])] : [], cached: keys.count == 1) { statement in
                     if let row = decode(statement, table: table, layouts: &layouts) { rows.append(row) }
                 }
             }

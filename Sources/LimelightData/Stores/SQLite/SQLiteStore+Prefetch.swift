@@ -29,7 +29,7 @@ extension SQLiteStore {
             } else {
                 return ([:], [])
             }
-            try db.query(sql) { statement in
+            try db.query(sql, cached: false) { statement in
                 guard let row = decode(statement, table: table, layouts: &layouts), row.id.entity.isKind(of: destination),
                       let owner = ownersByKey[sqlite3_column_int64(statement, ownerColumn)] else { return }
                 related[owner, default: []].append(row.id)
