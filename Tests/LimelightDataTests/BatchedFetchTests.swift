@@ -69,6 +69,8 @@ import Testing
             offset += objects.count
         }
         #expect(next == Int64(Self.rowCount))
+        let store = try #require(context.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore)
+        #expect((store.connection?.cachedStatementCount ?? .max) < 10)
         // Objects of finished pages went away with the pages: never more than a page was held.
         #expect(largestHeld <= page)
         let pageQueries = log.statements.filter { $0.hasPrefix("SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT") && $0.hasSuffix("LIMIT ? OFFSET ?") }
@@ -98,6 +100,9 @@ import Testing
         }
         #expect(next == Int64(Self.rowCount))
         #expect(largestLoaded <= request.fetchBatchSize)
+        // Batch statements inline their keys and are not kept: the statement cache stays small.
+        let store = try #require(context.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore)
+        #expect((store.connection?.cachedStatementCount ?? .max) < 10)
         let batchQueries = log.statements.dropFirst()
         #expect(batchQueries.count == Self.rowCount / request.fetchBatchSize)
         #expect(batchQueries.allSatisfy { $0.contains("WHERE t0.Z_PK IN (") })

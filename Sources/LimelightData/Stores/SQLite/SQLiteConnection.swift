@@ -41,6 +41,9 @@ final class SQLiteConnection {
         handle = nil
     }
 
+    /// How many prepared statements are kept for reuse.
+    var cachedStatementCount: Int { statements.count }
+
     var lastError: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "closed" }
 
     func error(_ context: String) -> PersistenceError {
