@@ -22,11 +22,8 @@ enum DictionaryEvaluation {
             rows = try ordered.map { object in try row(plan.columns, group: [object], entity: entity) }
         }
         if request.returnsDistinctResults {
-            var unique: [[String: Any]] = []
-            for candidate in rows where !unique.contains(where: { same($0, candidate, keys: plan.columns.map(\.key)) }) {
-                unique.append(candidate)
-            }
-            rows = unique
+            var seen: Set<String> = []
+            rows = rows.filter { row in seen.insert(signature(plan.columns.map { row[$0.key] })).inserted }
         }
         if sortsRows, !request.sortDescriptors.isEmpty {
             rows.sort { left, right in
@@ -47,14 +44,14 @@ enum DictionaryEvaluation {
     /// group of everything (even of nothing, as SQL gives one row of aggregates) without them.
     private static func groups(of objects: [ManagedObject], plan: DictionaryPlan) throws -> [[ManagedObject]] {
         guard !plan.groupBy.isEmpty else { return [objects] }
-        var order: [[Any?]] = []
+        var positions: [String: Int] = [:]
         var members: [[ManagedObject]] = []
         for object in objects {
-            let key = try plan.groupBy.map { try value($0, group: [object], entity: plan.entity) }
-            if let index = order.firstIndex(where: { zip($0, key).allSatisfy { ValueEquality.same($0, $1) } }) {
+            let key = signature(try plan.groupBy.map { try value($0, group: [object], entity: plan.entity) })
+            if let index = positions[key] {
                 members[index].append(object)
             } else {
-                order.append(key)
+                positions[key] = members.count
                 members.append([object])
             }
         }
@@ -139,7 +136,19 @@ enum DictionaryEvaluation {
         (value as? ManagedObjectID).map { $0.primaryKey as Any } ?? value
     }
 
-    private static func same(_ left: [String: Any], _ right: [String: Any], keys: [String]) -> Bool {
-        keys.allSatisfy { ValueEquality.same(left[$0], right[$0]) }
+    /// Text that is equal for values SQL treats as equal (1 and 1.0 alike), for grouping and
+    /// DISTINCT by hashing instead of comparing every pair.
+    private static func signature(_ values: [Any?]) -> String {
+        values.map { value -> String in
+            switch value {
+            case nil: return "-"
+            case let id as ManagedObjectID: return "o" + id.uriString
+            case let date as Date: return "n\(date.timeIntervalSinceReferenceDate)"
+            case let text as String: return "s" + text
+            case let number? where !(number is Data) && AttributeValueCoercion.double(number) != nil:
+                return "n\(AttributeValueCoercion.double(number) ?? 0)"
+            case let other?: return "\(type(of: other)):\(other)"
+            }
+        }.joined(separator: "\u{1F}")
     }
 }
