@@ -2,9 +2,13 @@ import Foundation
 
 /// What `ManagedObjectContext.execute(_:)` returns, by the request's `resultType`.
 public enum FetchResult {
+    /// `.managedObject`: what `fetch(_:)` returns.
     case objects([ManagedObject])
+    /// `.managedObjectID`: what `fetchObjectIDs(_:)` returns.
     case objectIDs([ManagedObjectID])
+    /// `.dictionary`: what `fetchDictionaries(_:)` returns.
     case dictionaries([[String: Any]])
+    /// `.count`: what `count(for:)` returns.
     case count(Int)
 }
 

@@ -16,6 +16,7 @@ import Foundation
 /// request.propertiesToFetch = ["loanedTo", total]
 /// ```
 public final class ExpressionDescription: PropertyDescription, @unchecked Sendable {
+    /// What the column computes, in the predicate language (`sum:(cost)`, `SELF`, `pages * 2`).
     public var expression: QueryExpression
     /// The type values come back as: `.integer64` gives `Int64`, `.double` `Double`, `.decimal`
     /// `Decimal`, `.date` `Date`, `.objectID` a `ManagedObjectID`. `.undefined` (the default)

@@ -3,8 +3,9 @@ import Foundation
 /// The result of `ManagedObjectContext.fetchBatched(_:)`: the matching objects in order, as a
 /// random-access collection that holds only their IDs and loads objects a batch at a time.
 ///
-/// Touching an element loads its whole batch (`fetchBatchSize` objects) with one query, and the
-/// request's prefetching for that batch with one query per relationship. Only the current
+/// Touching an element loads its whole batch (`fetchBatchSize` objects) with one query (one per
+/// 10,000 objects for larger batches), and the request's prefetching for that batch with one
+/// query per relationship. Only the current
 /// batch is held; the context holds unchanged objects weakly, so walking a large result keeps
 /// memory at about one batch. Use it on the context's queue, like the objects it returns.
 public final class FetchedResults: RandomAccessCollection {
