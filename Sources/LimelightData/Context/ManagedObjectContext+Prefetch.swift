@@ -51,10 +51,10 @@ extension ManagedObjectContext {
         var reached: [ManagedObject] = []
         for (owner, id) in targets {
             let target = loaded[id] ?? object(with: id)
-            owner.prefetchedObjects.append(target)
+            owner.prefetchedObjects[relationship.name] = [target]
             reached.append(target)
         }
-        return reached
+        return unique(reached)
     }
 
     private func prefetchToMany(_ relationship: RelationshipDescription, owners: [ManagedObject], asFaults: Bool) throws -> [ManagedObject] {
@@ -70,7 +70,7 @@ extension ManagedObjectContext {
             for owner in group {
                 guard let index = owner.entity.index(of: relationship.name), let ids = answer.related[owner.objectID] else { continue }
                 let related = ids.map { objects[$0] ?? object(with: $0) }
-                owner.prefetchedObjects += related
+                owner.prefetchedObjects[relationship.name] = related
                 reached += related
                 if owner.faultFlag, owner.cachedRow != nil {
                     owner.cachedRow?.values[index] = ToManySlot.loaded(ids)
@@ -80,7 +80,12 @@ extension ManagedObjectContext {
                 }
             }
         }
-        return reached
+        return unique(reached)
+    }
+
+    private func unique(_ objects: [ManagedObject]) -> [ManagedObject] {
+        var seen: Set<ObjectIdentifier> = []
+        return objects.filter { seen.insert(ObjectIdentifier($0)).inserted }
     }
 
     /// Rows for `ids` with one query per store, registered as objects.
