@@ -5,144 +5,149 @@ import LimelightData
 extension Limelight {
     struct Fetch: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Fetch objects from a store, filtered in SQL by a predicate.",
-            discussion: "Example: limelight fetch Cookbook.sqlite --model Cookbook.xcdatamodeld --entity Recipe --where 'name BEGINSWITH[cd] %@' sal")
+            abstract: "Fetch objects or computed rows from a store, filtered, grouped and aggregated in SQL.",
+            discussion: """
+                Without --properties, --distinct or --group-by it prints whole objects. With any of them it runs a \
+                dictionary fetch that SQLite computes: each --properties entry is an attribute, a key path through \
+                to-ones (owner.lastName), a to-one relationship (printed as the object's URI), 'self' (the object's \
+                own URI), or an aggregate FUNCTION:KEYPATH (sum, count, min, max, avg, median, mode, stddev) named \
+                FUNCTION_KEYPATH with dots as underscores (sum:cost is sum_cost); NAME=FUNCTION:KEYPATH picks the \
+                name; count:* (or count:self) counts objects as count_all. --having and --sort can use those names \
+                (--having '$count_model > 2', --sort sum_cost:desc).
+
+                Examples:
+                  limelight fetch Cookbook.sqlite --model Cookbook.xcdatamodeld --entity Recipe --where 'name BEGINSWITH[cd] %@' sal
+                  limelight fetch Cars.sqlite --model Cars.xcdatamodeld --entity Car --properties maker,count:model --group-by maker
+                """)
         @Argument(help: "The SQLite store.") var store: String
         @Option(help: "The model: an .xcdatamodeld bundle, one .xcdatamodel inside it, or a contents file.") var model: String?
         @Option(help: "The entity to fetch.") var entity: String
         @Option(name: .customLong("where"), help: "A predicate format string; %@ and friends take the ARGs.") var predicate: String?
         @Argument(help: "Arguments for the predicate's %@, %K, %d … in order.") var arguments: [String] = []
-        @Option(help: "Sort key path, KEY or KEY:desc; repeat for more.") var sort: [String] = []
-        @Option(help: "At most this many objects.") var limit: Int = 0
-        @Option(help: "Skip this many objects.") var offset: Int = 0
-        @Option(help: "Comma-separated key paths to print (default: every property).") var properties: String?
-        @Flag(help: "Print each distinct row of --properties once.") var distinct = false
-        @Flag(help: "Print only the number of matching objects.") var count = false
-        @Flag(help: "Print JSON, one object per line.") var json = false
+        @Option(help: "Sort key path or column name, KEY or KEY:desc; repeat for more.") var sort: [String] = []
+        @Option(help: "At most this many results.") var limit: Int = 0
+        @Option(help: "Skip this many results.") var offset: Int = 0
+        @Option(help: "Comma-separated columns: attributes, key paths, to-ones, self, FUNCTION:KEYPATH.") var properties: [String] = []
+        @Flag(help: "Print each distinct row once (SELECT DISTINCT).") var distinct = false
+        @Option(name: .customLong("group-by"), help: "Comma-separated key paths to group by.") var groupBy: [String] = []
+        @Option(help: "A predicate over the groups; may name aggregate columns.") var having: String?
+        @Flag(help: "Print only the number of matching objects (or rows).") var count = false
+        @Flag(help: "Print JSON, one object or row per line.") var json = false
 
         func run() throws {
             let opened = try StoreOpener.open(store: store, model: model, readOnly: true)
-            guard opened.model.entity(named: entity) != nil else {
+            guard let description = opened.model.entity(named: entity) else {
                 throw CommandError("the model has no entity '\(entity)' (entities: \(opened.model.entities.map(\.name).sorted().joined(separator: ", ")))")
             }
             let request = FetchRequest(entityName: entity)
             if let predicate {
-                request.predicate = try QueryPredicate(format: predicate, argumentArray: arguments.map { argument -> Any? in
-                    if let int = Int(argument) { return int }
-                    if let double = Double(argument) { return double }
-                    return argument
-                })
+                request.predicate = try QueryPredicate(format: predicate, argumentArray: arguments.map(Self.argumentValue))
             }
             request.sortDescriptors = sort.map { key in
-                let parts = key.split(separator: ":")
-                return QuerySortDescriptor(key: String(parts[0]), ascending: parts.count < 2 || parts[1] != "desc")
+                let parts = key.split(separator: ":", omittingEmptySubsequences: false)
+                let descending = parts.count > 1 && parts[parts.count - 1] == "desc"
+                return QuerySortDescriptor(key: descending ? parts.dropLast().joined(separator: ":") : key, ascending: !descending)
             }
             request.fetchLimit = limit
             request.fetchOffset = offset
+            if !properties.isEmpty || distinct || !groupBy.isEmpty {
+                try printRows(request, entity: description, context: opened.context)
+                return
+            }
+            if let having { throw CommandError("--having '\(having)' needs --group-by") }
             if count {
                 print(try opened.context.count(for: request))
                 return
             }
-            let objects = try opened.context.fetch(request)
-            let keys = properties?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            var seen: Set<String> = []
-            for object in objects {
+            for object in try opened.context.fetch(request) {
                 var values = ObjectPrinter.values(of: object)
-                if let keys {
-                    var selected: [String: Any] = [:]
-                    for key in keys {
-                        let value = object.value(forKeyPath: key)
-                        switch value {
-                        case let other as ManagedObject: selected[key] = other.objectID.uriRepresentation().absoluteString
-                        case let many as [Any]: selected[key] = many.map { ($0 as? ManagedObject)?.objectID.uriRepresentation().absoluteString ?? "\(displayValue($0))" }
-                        default: selected[key] = displayValue(value)
-                        }
-                    }
-                    values = selected
-                } else {
-                    values["_uri"] = object.objectID.uriRepresentation().absoluteString
-                }
-                if distinct {
-                    let signature = (try? JSONSerialization.data(withJSONObject: values, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? ""
-                    if !seen.insert(signature).inserted { continue }
-                }
                 if json {
+                    values["_uri"] = object.objectID.uriString
                     try printJSON(values)
                 } else {
-                    print(keys == nil ? "\(object.objectID)" : "-")
-                    print(ObjectPrinter.text(values.filter { $0.key != "_uri" }))
+                    print(object.objectID.uriString)
+                    print(ObjectPrinter.text(values))
                 }
             }
         }
-    }
 
-    struct Model: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List a model's entities, attributes and relationships, and check it.")
-        @Argument(help: "An .xcdatamodeld bundle, one .xcdatamodel, or a contents file.") var model: String
-        @Flag(help: "Print the model as normalized XML.") var xml = false
-
-        func run() throws {
-            let loaded = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
-            if xml {
-                FileHandle.standardOutput.write(try loaded.xmlData())
+        /// A dictionary fetch: the columns, grouping and HAVING go to the store as one query.
+        private func printRows(_ request: FetchRequest, entity: EntityDescription, context: ManagedObjectContext) throws {
+            let grouped = Self.split(groupBy)
+            var columns = try Self.split(properties).map(Self.column)
+            // Grouped keys are shown even when --properties lists only the aggregates.
+            let listed = Set(columns.compactMap { $0 as? String })
+            columns = grouped.filter { !listed.contains($0) } + columns
+            request.resultType = .dictionary
+            request.propertiesToFetch = columns
+            request.propertiesToGroupBy = grouped
+            request.returnsDistinctResults = distinct
+            if let having { request.havingPredicate = try QueryPredicate(format: having) }
+            let rows = try context.fetchDictionaries(request)
+            if count {
+                print(rows.count)
                 return
             }
-            for entity in loaded.entities.sorted(by: { $0.name < $1.name }) {
-                var header = "\(entity.name)"
-                if let parent = entity.superentity { header += " : \(parent.name)" }
-                if entity.isAbstract { header += " (abstract)" }
-                print(header)
-                for property in entity.ownProperties.sorted(by: { $0.name < $1.name }) {
-                    var flags: [String] = []
-                    if property.isOptional { flags.append("optional") }
-                    if property.isTransient { flags.append("transient") }
-                    if property.isIndexedBySpotlight { flags.append("indexed") }
-                    if property.isStoredInExternalRecord { flags.append("in-marker") }
-                    let kind: String
-                    switch property {
-                    case let attribute as AttributeDescription: kind = attribute.attributeType.rawValue
-                    case let relationship as RelationshipDescription:
-                        kind = "\(relationship.isToMany ? "to-many" : "to-one") \(relationship.destinationEntityName)"
-                            + (relationship.inverseName.map { " (inverse \($0))" } ?? "") + " \(relationship.deleteRule.rawValue)"
-                    case let fetched as FetchedPropertyDescription: kind = "fetched \(fetched.destinationEntityName) where \(fetched.predicateFormat ?? "")"
-                    default: kind = "?"
-                    }
-                    print("  \(property.name): \(kind)\(flags.isEmpty ? "" : " [\(flags.joined(separator: ", "))]")")
+            let keys = columns.isEmpty ? Self.defaultColumns(of: entity) : columns.map { ($0 as? ExpressionDescription)?.name ?? "\($0)" }
+            if !json { print(keys.joined(separator: "\t")) }
+            for row in rows {
+                let shown = row.mapValues { value -> Any in
+                    if let id = value as? ManagedObjectID { return id.uriString }
+                    return displayValue(value)
+                }
+                if json {
+                    try printJSON(shown)
+                } else {
+                    print(keys.map { key in shown[key].map { "\($0)" } ?? "" }.joined(separator: "\t"))
                 }
             }
-            let problems = ModelChecks.problems(in: loaded)
-            if problems.isEmpty {
-                print("model OK: \(loaded.entities.count) entities")
-            } else {
-                for problem in problems { print("problem: \(problem)") }
-                throw ExitCode(1)
-            }
         }
-    }
-}
 
-/// Checks a model for what Core Data would warn about.
-enum ModelChecks {
-    static func problems(in model: ManagedObjectModel) -> [String] {
-        var problems: [String] = []
-        do { try model.resolve() } catch { return ["\(error)"] }
-        for entity in model.entities {
-            for case let relationship as RelationshipDescription in entity.ownProperties {
-                if relationship.inverseRelationship == nil {
-                    problems.append("\(entity.name).\(relationship.name) has no inverse relationship")
-                } else if relationship.inverseRelationship?.inverseName != relationship.name {
-                    problems.append("\(entity.name).\(relationship.name): its inverse does not point back")
-                }
-            }
-            for case let attribute as AttributeDescription in entity.ownProperties where attribute.attributeType == .undefined && !attribute.isTransient {
-                problems.append("\(entity.name).\(attribute.name): an Undefined attribute must be transient")
-            }
-            for constraint in entity.uniquenessConstraints {
-                for name in constraint where entity.property(named: name) == nil {
-                    problems.append("\(entity.name): uniqueness constraint names unknown property '\(name)'")
-                }
+        /// What a dictionary fetch gives without `propertiesToFetch`: stored attributes and to-ones.
+        static func defaultColumns(of entity: EntityDescription) -> [String] {
+            entity.properties.compactMap { property in
+                if property.isTransient { return nil }
+                if property is AttributeDescription { return property.name }
+                if let relationship = property as? RelationshipDescription, !relationship.isToMany { return relationship.name }
+                return nil
             }
         }
-        return problems
+
+        static func split(_ lists: [String]) -> [String] {
+            lists.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+
+        static let aggregates = ["sum": "sum:", "count": "count:", "min": "min:", "max": "max:", "avg": "average:",
+                                 "average": "average:", "median": "median:", "mode": "mode:", "stddev": "stddev:"]
+
+        /// `title`, `owner.name`, `self`, `sum:cost`, `total=sum:cost`.
+        static func column(_ entry: String) throws -> Any {
+            if entry.lowercased() == "self" { return ExpressionDescription.objectID(named: "self") }
+            var name: String?
+            var body = entry
+            if let equals = entry.firstIndex(of: "=") {
+                name = String(entry[..<equals])
+                body = String(entry[entry.index(after: equals)...])
+            }
+            guard let colon = body.firstIndex(of: ":") else {
+                if let name { throw CommandError("'\(entry)': only FUNCTION:KEYPATH columns take a name (\(name)=…)") }
+                return body
+            }
+            let function = body[..<colon].lowercased()
+            let keyPath = String(body[body.index(after: colon)...])
+            guard let selector = aggregates[function] else {
+                throw CommandError("'\(entry)': unknown function '\(function)' (known: \(aggregates.keys.sorted().joined(separator: ", ")))")
+            }
+            guard !keyPath.isEmpty else { throw CommandError("'\(entry)': \(function) needs a key path, as in \(function):price") }
+            let argument: QueryExpression = keyPath == "*" || keyPath.lowercased() == "self" ? .evaluatedObject : .keyPath(keyPath)
+            let label = name ?? "\(function)_\(argument == .evaluatedObject ? "all" : keyPath.replacingOccurrences(of: ".", with: "_"))"
+            return ExpressionDescription(name: label, expression: .function(selector, [argument]))
+        }
+
+        static func argumentValue(_ argument: String) -> Any? {
+            if let int = Int(argument) { return int }
+            if let double = Double(argument) { return double }
+            return argument
+        }
     }
 }

@@ -76,6 +76,7 @@ extension ManagedObjectContext {
         object.updatedFlag = false
         object.faultFlag = true
         object.cachedRow = nil
+        object.prefetchedObjects = [:]
         object.values = Array(repeating: nil, count: object.entity.properties.count)
         object.committedValues = nil
         object.didTurnIntoFault()

@@ -2,14 +2,31 @@ import Foundation
 
 extension ManagedObjectContext {
     /// Fetches managed objects matching `request`, including unsaved changes when the request asks
-    /// for them.
+    /// for them. With `includesPropertyValues = false` only the IDs are read and the objects are
+    /// faults; `relationshipKeyPathsForPrefetching` loads related objects with one query per
+    /// relationship. For other result types use `fetchObjectIDs`, `fetchDictionaries`, `count(for:)`
+    /// or `execute(_:)`; for batches as the result is walked, `fetchBatched(_:)`.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+        // A request set up for other results would otherwise quietly return objects.
+        guard request.resultType == .managedObject else {
+            throw PersistenceError.invalidRequest(
+                "the request for \(request.entityName) has resultType .\(request.resultType): use execute(_:), fetchObjectIDs(_:), fetchDictionaries(_:) or count(for:)")
+        }
+        return try fetchObjects(request)
+    }
+
+    /// `fetch(_:)` whatever the request's result type says.
+    func fetchObjects(_ request: FetchRequest) throws -> [ManagedObject] {
         let (entity, coordinator) = try resolve(request)
         let pending = request.includesPendingChanges && hasPendingChanges(for: entity, request: request)
         let stores = coordinator.stores(for: request)
+        let fetch = StoreFetch(request: request, entity: entity)
+        if !request.includesPropertyValues, !pending, stores.count == 1, let store = stores.first, store.evaluatesPredicates {
+            let ids = try coordinator.withStores { try store.fetchIDs(fetch) }
+            return ids.map { object(with: $0) }
+        }
         // Stores that cannot filter (in-memory) hand over every row; the predicate runs here then.
         let filterHere = stores.contains { !$0.evaluatesPredicates }
-        let fetch = StoreFetch(request: request, entity: entity)
         var objects: [ManagedObject] = []
         try coordinator.withStores {
             for store in stores {
@@ -21,6 +38,9 @@ extension ManagedObjectContext {
         if stores.count > 1 || pending || filterHere {
             objects = try applyPendingChanges(to: objects, request: request, entity: entity, pending: pending, filterAll: filterHere)
         }
+        if !request.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(request.relationshipKeyPathsForPrefetching, for: objects, entity: entity, asFaults: request.returnsObjectsAsFaults)
+        }
         return objects
     }
 
@@ -29,32 +49,19 @@ extension ManagedObjectContext {
         try fetch(request).compactMap { $0 as? T }
     }
 
-    /// The IDs of the matching objects, without registering objects for them where possible.
-    public func fetchObjectIDs(_ request: FetchRequest) throws -> [ManagedObjectID] {
-        try fetch(request).map(\.objectID)
-    }
-
     /// How many objects match, counted in the store unless unsaved changes take part.
     public func count(for request: FetchRequest) throws -> Int {
         let (entity, coordinator) = try resolve(request)
         if request.includesPendingChanges && hasPendingChanges(for: entity, request: request)
             || coordinator.stores(for: request).contains(where: { !$0.evaluatesPredicates }) {
-            return try fetch(request).count
+            return try fetchObjects(request).count
         }
         return try coordinator.withStores {
             try coordinator.stores(for: request).reduce(0) { $0 + (try $1.fetchCount(StoreFetch(request: request, entity: entity))) }
         }
     }
 
-    /// Dictionary results (`propertiesToFetch`, grouping, expressions), computed in the store.
-    public func fetchDictionaries(_ request: FetchRequest) throws -> [[String: Any]] {
-        let (entity, coordinator) = try resolve(request)
-        return try coordinator.withStores {
-            try coordinator.stores(for: request).flatMap { try $0.fetchDictionaries(StoreFetch(request: request, entity: entity)) }
-        }
-    }
-
-    private func resolve(_ request: FetchRequest) throws -> (EntityDescription, PersistentStoreCoordinator) {
+    func resolve(_ request: FetchRequest) throws -> (EntityDescription, PersistentStoreCoordinator) {
         guard let coordinator = persistentStoreCoordinator else { throw PersistenceError.noStore("the context has no coordinator") }
         guard let entity = coordinator.managedObjectModel.entity(named: request.entityName) else {
             throw PersistenceError.invalidRequest("the model has no entity named '\(request.entityName)'")
@@ -62,7 +69,7 @@ extension ManagedObjectContext {
         return (entity, coordinator)
     }
 
-    private func hasPendingChanges(for entity: EntityDescription, request: FetchRequest) -> Bool {
+    func hasPendingChanges(for entity: EntityDescription, request: FetchRequest) -> Bool {
         let affected = { (object: ManagedObject) in
             request.includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity
         }

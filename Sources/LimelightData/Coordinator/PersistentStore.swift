@@ -82,7 +82,17 @@ public class PersistentStore: @unchecked Sendable {
     func fetchDictionaries(_ request: StoreFetch) throws -> [[String: Any]] {
         throw PersistenceError.invalidRequest("dictionary results are not supported by \(type.rawValue) stores")
     }
+    /// Only the IDs of the matching objects, in the request's order; no values are read.
+    func fetchIDs(_ request: StoreFetch) throws -> [ManagedObjectID] { try fetchRows(request).map(\.id) }
     func rows(for ids: [ManagedObjectID]) throws -> [StoreRow] { [] }
+    /// For prefetching a to-many: the destination IDs per owner and the destinations' rows. Stores
+    /// that can answer for all owners at once (SQLite: one query per relationship) override this.
+    func relatedRows(_ relationship: RelationshipDescription, owners: [ManagedObjectID]) throws
+        -> (related: [ManagedObjectID: [ManagedObjectID]], rows: [StoreRow]) {
+        var related: [ManagedObjectID: [ManagedObjectID]] = [:]
+        for owner in owners { related[owner] = try relatedIDs(of: owner, relationship: relationship) }
+        return (related, try rows(for: Array(Set(related.values.joined()))))
+    }
     func relatedIDs(of id: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] { [] }
     /// Writes one save atomically; returns the permanent ID for every temporary one.
     func save(_ changes: SaveChanges) throws -> [ManagedObjectID: ManagedObjectID] { [:] }

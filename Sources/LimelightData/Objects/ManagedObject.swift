@@ -22,6 +22,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Row data fetched with the object but not yet turned into values (Core Data's row cache):
     /// the object stays a fault until touched, and firing it then needs no query.
     var cachedRow: StoreRow?
+    /// Objects a fetch prefetched through this one's relationships, by relationship name (the
+    /// latest fetch replaces what an earlier one left), kept alive with it so that
+    /// following the relationship needs no query (the context holds unchanged objects weakly).
+    var prefetchedObjects: [String: [ManagedObject]] = [:]
     var insertedFlag = false
     var deletedFlag = false
     var updatedFlag = false

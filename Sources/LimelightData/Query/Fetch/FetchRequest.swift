@@ -36,20 +36,33 @@ public final class FetchRequest: @unchecked Sendable {
     /// 0 means no limit.
     public var fetchLimit = 0
     public var fetchOffset = 0
-    /// When non-zero, objects are returned as faults and loaded this many at a time as the result
-    /// is walked.
+    /// How many objects `ManagedObjectContext.fetchBatched(_:)` loads per query as its result is
+    /// walked (0: all at once). `fetch(_:)` returns a plain array and does not batch.
     public var fetchBatchSize = 0
     public var includesSubentities = true
     /// Whether unsaved inserts, updates and deletes of the context take part.
     public var includesPendingChanges = true
+    /// Whether fetched objects keep their row as a cache and load it only when touched.
     public var returnsObjectsAsFaults = true
+    /// `false` reads only the objects' IDs; the objects come back as faults that load when touched.
     public var includesPropertyValues = true
+    /// Relationship key paths (`"author"`, `"books.author"`) whose objects are loaded with the
+    /// fetch, one query per relationship instead of one per object.
     public var relationshipKeyPathsForPrefetching: [String] = []
+    /// What `ManagedObjectContext.execute(_:)` returns; the typed calls (`fetch`,
+    /// `fetchObjectIDs`, `fetchDictionaries`, `count(for:)`) each give one kind regardless.
     public var resultType: FetchRequestResultType = .managedObject
-    /// For dictionary results: attribute names, key paths, to-one names, `ExpressionDescription`s.
+    /// For dictionary results: attribute names, key paths through to-ones, to-one names (giving
+    /// the related object's ID), `PropertyDescription`s and `ExpressionDescription`s. Empty means
+    /// every stored attribute and to-one.
     public var propertiesToFetch: [Any] = []
+    /// For dictionary results: each distinct row once (`SELECT DISTINCT`).
     public var returnsDistinctResults = false
+    /// For dictionary results: the columns to group by, in the forms `propertiesToFetch` takes.
+    /// Every fetched column must then be grouped or an aggregate.
     public var propertiesToGroupBy: [Any] = []
+    /// For grouped dictionary results: which groups to keep. It may name result columns, as
+    /// `count > 1` or `$count > 1`, and use aggregate functions.
     public var havingPredicate: QueryPredicate?
     /// Stores to search; all of the coordinator's when empty.
     public var affectedStores: [PersistentStore] = []

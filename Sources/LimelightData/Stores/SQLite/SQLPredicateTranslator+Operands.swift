@@ -2,6 +2,7 @@ import Foundation
 
 extension SQLPredicateTranslator {
     mutating func operand(_ expression: QueryExpression, _ scope: Scope) throws -> Operand {
+        if let result = try resultOperand(expression, scope) { return result }
         switch expression {
         case .constant(let constant): return try constantOperand(constant.value)
         case .evaluatedObject: return Operand(sql: "\(scope.alias).Z_PK", isObjectKey: true)

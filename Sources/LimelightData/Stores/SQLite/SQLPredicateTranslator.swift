@@ -36,6 +36,10 @@ struct SQLPredicateTranslator {
     }
 
     private var aliasCounter = 0
+    /// Names a dictionary fetch gives its columns, usable as `name` or `$name` in a HAVING predicate.
+    var resultColumns: [String: Operand] = [:]
+    /// Whether aggregate functions (`sum:` …) become SQL aggregates (SELECT lists and HAVING).
+    var allowsAggregates = false
 
     init(schema: SQLiteSchema, entity: EntityDescription) {
         self.schema = schema

@@ -13,6 +13,8 @@ final class SQLiteConnection {
     private var statements: [String: OpaquePointer] = [:]
     /// `LIMELIGHT_SQL_DEBUG`: 1 logs statements and times to stderr, 2 adds bound values.
     let debugLevel = Int(ProcessInfo.processInfo.environment["LIMELIGHT_SQL_DEBUG"] ?? "") ?? 0
+    /// Sees every statement run, whatever the debug level.
+    var statementObserver: ((String) -> Void)?
 
     init(path: String, readOnly: Bool) throws {
         self.path = path
@@ -39,6 +41,9 @@ final class SQLiteConnection {
         handle = nil
     }
 
+    /// How many prepared statements are kept for reuse.
+    var cachedStatementCount: Int { statements.count }
+
     var lastError: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "closed" }
 
     func error(_ context: String) -> PersistenceError {
@@ -48,6 +53,7 @@ final class SQLiteConnection {
     /// Runs SQL that returns no rows (may contain several statements).
     func execute(_ sql: String) throws {
         let start = debugLevel > 0 ? Date() : nil
+        statementObserver?(sql)
         guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw error(sql) }
         if let start { log(sql, start: start, values: []) }
     }
@@ -68,11 +74,14 @@ final class SQLiteConnection {
         return statement
     }
 
-    /// Runs a statement with `values` bound, calling `row` for every result row.
-    func query(_ sql: String, _ values: [SQLiteValue] = [], row: (OpaquePointer) throws -> Void) throws {
+    /// Runs a statement with `values` bound, calling `row` for every result row. `cached: false`
+    /// is for statements whose text is used once (primary keys inlined in `IN (…)`), which would
+    /// otherwise fill the statement cache.
+    func query(_ sql: String, _ values: [SQLiteValue] = [], cached: Bool = true, row: (OpaquePointer) throws -> Void) throws {
         let start = debugLevel > 0 ? Date() : nil
-        let statement = try prepare(sql)
-        defer { sqlite3_reset(statement) }
+        statementObserver?(sql)
+        let statement = cached ? try prepare(sql) : try prepareUncached(sql)
+        defer { if cached { sqlite3_reset(statement) } else { sqlite3_finalize(statement) } }
         try bind(values, to: statement)
         while true {
             let rc = sqlite3_step(statement)
@@ -81,6 +90,15 @@ final class SQLiteConnection {
             throw error("executing \(sql)")
         }
         if let start { log(sql, start: start, values: values) }
+    }
+
+    private func prepareUncached(_ sql: String) throws -> OpaquePointer {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            sqlite3_finalize(statement)
+            throw error("cannot prepare \(sql)")
+        }
+        return statement
     }
 
     /// Runs a statement that returns no rows; returns the number of rows changed.

@@ -66,15 +66,17 @@ extension SQLiteStore {
         return "t0.Z_ENT IN (\(entities.map { String(schema.number(of: $0)) }.joined(separator: ", ")))"
     }
 
-    /// ORDER BY for sort descriptors on the entity's own stored attributes; `nil` when one of them
-    /// needs in-memory sorting.
-    func orderBy(_ descriptors: [QuerySortDescriptor], entity: EntityDescription, table: SQLiteSchema.Table) -> String?? {
+    /// ORDER BY for the sort descriptors: columns, and key paths through to-ones as scalar
+    /// subqueries; `nil` when one of them needs in-memory sorting (a to-many or a transient).
+    func orderBy(_ descriptors: [QuerySortDescriptor], entity: EntityDescription, translator: inout SQLPredicateTranslator) -> (sql: String, bindings: [SQLiteValue])?? {
         guard !descriptors.isEmpty else { return .some(nil) }
         var terms: [String] = []
+        var bindings: [SQLiteValue] = []
         for descriptor in descriptors {
-            guard let attribute = entity.property(named: descriptor.key) as? AttributeDescription,
-                  SQLiteSchema.isStoredInRow(attribute), table.columnIndex[schema.column(for: attribute)] != nil else { return nil }
-            var term = "t0." + schema.column(for: attribute)
+            guard let operand = try? translator.operand(.keyPath(descriptor.key), .init(alias: "t0", entity: entity)),
+                  operand.toMany == nil else { return nil }
+            var term = operand.sql
+            bindings += operand.bindings
             switch descriptor.comparison {
             case .standard: break
             case .caseInsensitive: term = "LL_FOLD(\(term), 1)"
@@ -82,36 +84,60 @@ extension SQLiteStore {
             }
             terms.append(term + (descriptor.ascending ? "" : " DESC"))
         }
-        return .some("ORDER BY " + terms.joined(separator: ", "))
+        return .some(("ORDER BY " + terms.joined(separator: ", "), bindings))
+    }
+
+    /// The SELECT of a fetch with `columns`, its WHERE (entity filter and predicate), ORDER BY and
+    /// paging; `sortsInSQL` is false when the rows still need sorting and paging in memory.
+    func selectStatement(_ fetch: StoreFetch, columns: String, table: SQLiteSchema.Table, ordered: Bool = true) throws
+        -> (sql: String, bindings: [SQLiteValue], sortsInSQL: Bool) {
+        var clauses: [String] = []
+        var bindings: [SQLiteValue] = []
+        var translator = SQLPredicateTranslator(schema: schema, entity: fetch.entity)
+        if let filter = entityFilter(fetch.entities, table: table) { clauses.append(filter) }
+        if let predicate = fetch.request.predicate {
+            clauses.append(try translator.condition(predicate, .init(alias: "t0", entity: fetch.entity), &bindings))
+        }
+        var sql = "SELECT \(columns) FROM \(table.name) t0"
+        if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
+        let order = orderBy(ordered ? fetch.request.sortDescriptors : [], entity: fetch.entity, translator: &translator)
+        if case .some(.some(let clause)) = order {
+            sql += " " + clause.sql
+            bindings += clause.bindings
+        }
+        let sortsInSQL = order != nil
+        if ordered, sortsInSQL, fetch.request.fetchLimit > 0 || fetch.request.fetchOffset > 0 {
+            // Bound, not inlined: paging through a result reuses one prepared statement.
+            sql += " LIMIT ? OFFSET ?"
+            bindings += [.integer(Int64(fetch.request.fetchLimit > 0 ? fetch.request.fetchLimit : -1)), .integer(Int64(fetch.request.fetchOffset))]
+        }
+        return (sql, bindings, sortsInSQL)
     }
 
     func sqliteFetchRows(_ fetch: StoreFetch) throws -> [StoreRow] {
         guard let table = schema.table(for: fetch.entity) else { return [] }
-        let db = try db()
-        var clauses: [String] = []
-        var bindings: [SQLiteValue] = []
-        if let filter = entityFilter(fetch.entities, table: table) { clauses.append(filter) }
-        if let predicate = fetch.request.predicate {
-            var translator = SQLPredicateTranslator(schema: schema, entity: fetch.entity)
-            let translated = try translator.translate(predicate)
-            clauses.append(translated.sql)
-            bindings += translated.bindings
-        }
-        var sql = "SELECT \(selectList(table)) FROM \(table.name) t0"
-        if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
-        let order = orderBy(fetch.request.sortDescriptors, entity: fetch.entity, table: table)
-        if case .some(.some(let clause)) = order { sql += " " + clause }
-        let sortsInSQL = order != nil
-        if sortsInSQL, fetch.request.fetchLimit > 0 || fetch.request.fetchOffset > 0 {
-            sql += " LIMIT \(fetch.request.fetchLimit > 0 ? fetch.request.fetchLimit : -1) OFFSET \(fetch.request.fetchOffset)"
-        }
+        let statement = try selectStatement(fetch, columns: selectList(table), table: table)
         var rows: [StoreRow] = []
         var layouts: [ObjectIdentifier: RowLayout] = [:]
-        try db.query(sql, bindings) { statement in
-            if let row = decode(statement, table: table, layouts: &layouts) { rows.append(row) }
+        try db().query(statement.sql, statement.bindings) { row in
+            if let decoded = decode(row, table: table, layouts: &layouts) { rows.append(decoded) }
         }
-        guard sortsInSQL else { return try sortInMemory(rows, fetch: fetch) }
+        guard statement.sortsInSQL else { return try sortInMemory(rows, fetch: fetch) }
         return rows
+    }
+
+    /// Only the IDs of the matching rows: `Z_PK` and `Z_ENT`, no values decoded.
+    func sqliteFetchIDs(_ fetch: StoreFetch) throws -> [ManagedObjectID] {
+        guard let table = schema.table(for: fetch.entity) else { return [] }
+        let statement = try selectStatement(fetch, columns: "t0.Z_PK, t0.Z_ENT", table: table)
+        guard statement.sortsInSQL else { return try sqliteFetchRows(fetch).map(\.id) }
+        var ids: [ManagedObjectID] = []
+        try db().query(statement.sql, statement.bindings) { row in
+            if let entity = schema.entitiesByNumber[Int(sqlite3_column_int64(row, 1))] {
+                ids.append(objectID(entity: entity, primaryKey: sqlite3_column_int64(row, 0)))
+            }
+        }
+        return ids
     }
 
     private func sortInMemory(_ rows: [StoreRow], fetch: StoreFetch) throws -> [StoreRow] {
@@ -145,21 +171,14 @@ extension SQLiteStore {
 
     func sqliteFetchCount(_ fetch: StoreFetch) throws -> Int {
         guard let table = schema.table(for: fetch.entity) else { return 0 }
-        var clauses: [String] = []
-        var bindings: [SQLiteValue] = []
-        if let filter = entityFilter(fetch.entities, table: table) { clauses.append(filter) }
-        if let predicate = fetch.request.predicate {
-            var translator = SQLPredicateTranslator(schema: schema, entity: fetch.entity)
-            let translated = try translator.translate(predicate)
-            clauses.append(translated.sql)
-            bindings += translated.bindings
-        }
-        var sql = "SELECT count(*) FROM \(table.name) t0"
-        if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
-        var count = Int(try db().scalarInt(sql, bindings) ?? 0)
+        let statement = try selectStatement(fetch, columns: "count(*)", table: table, ordered: false)
+        var count = Int(try db().scalarInt(statement.sql, statement.bindings) ?? 0)
         count = max(0, count - fetch.request.fetchOffset)
         return fetch.request.fetchLimit > 0 ? min(count, fetch.request.fetchLimit) : count
     }
+
+    /// How many primary keys one `IN (…)` statement takes when loading rows by ID.
+    static let keysPerStatement = 10_000
 
     func sqliteRows(for ids: [ManagedObjectID]) throws -> [StoreRow] {
         let db = try db()
@@ -168,12 +187,13 @@ extension SQLiteStore {
         let byTable = Dictionary(grouping: ids.compactMap { id in id.primaryKey.map { (id, $0) } }) { ObjectIdentifier($0.0.entity.rootEntity) }
         for group in byTable.values {
             guard let first = group.first, let table = schema.table(for: first.0.entity) else { continue }
-            for chunk in stride(from: 0, to: group.count, by: 500) {
-                let keys = group[chunk..<min(group.count, chunk + 500)].map(\.1)
+            // Keys are inlined (they are integers), so one statement takes a whole batch.
+            for chunk in stride(from: 0, to: group.count, by: Self.keysPerStatement) {
+                let keys = group[chunk..<min(group.count, chunk + Self.keysPerStatement)].map(\.1)
                 let sql = keys.count == 1
                     ? "SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK = ?"
                     : "SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK IN (\(keys.map { String($0) }.joined(separator: ",")))"
-                try db.query(sql, keys.count == 1 ? [.integer(keys[0])] : []) { statement in
+                try db.query(sql, keys.count == 1 ? [.integer(keys[0])] : [], cached: keys.count == 1) { statement in
                     if let row = decode(statement, table: table, layouts: &layouts) { rows.append(row) }
                 }
             }

@@ -4,7 +4,10 @@ import CSQLite
 /// A store in an SQLite file, in Core Data's layout: stores written by Core Data open here, and
 /// stores written here look familiar to Core Data tools.
 final class SQLiteStore: PersistentStore, @unchecked Sendable {
-    var connection: SQLiteConnection?
+    var connection: SQLiteConnection? { didSet { connection?.statementObserver = statementObserver } }
+    /// Called with the text of every SQL statement the store runs, as `LIMELIGHT_SQL_DEBUG` logs
+    /// them; lets a caller (a test) see which queries a fetch issued without the environment.
+    var statementObserver: ((String) -> Void)? { didSet { connection?.statementObserver = statementObserver } }
     var schema: SQLiteSchema
     /// Called inside each save's transaction and after its commit (marker files use these).
     var saveParticipants: [SQLiteSaveParticipant] = []
@@ -52,6 +55,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 try open(connection)
             }
             try SQLiteFunctions.register(on: connection)
+            try SQLiteAggregateFunctions.register(on: connection)
             for participant in saveParticipants { try participant.storeDidOpen(self) }
         } catch {
             connection.close()
@@ -62,6 +66,12 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     override func fetchRows(_ fetch: StoreFetch) throws -> [StoreRow] { try sqliteFetchRows(fetch) }
     override func fetchCount(_ fetch: StoreFetch) throws -> Int { try sqliteFetchCount(fetch) }
+    override func fetchIDs(_ fetch: StoreFetch) throws -> [ManagedObjectID] { try sqliteFetchIDs(fetch) }
+    override func fetchDictionaries(_ fetch: StoreFetch) throws -> [[String: Any]] { try sqliteFetchDictionaries(fetch) }
+    override func relatedRows(_ relationship: RelationshipDescription, owners: [ManagedObjectID]) throws
+        -> (related: [ManagedObjectID: [ManagedObjectID]], rows: [StoreRow]) {
+        try sqliteRelatedRows(relationship, owners: owners)
+    }
     override func rows(for ids: [ManagedObjectID]) throws -> [StoreRow] { try sqliteRows(for: ids) }
     override func relatedIDs(of id: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
         try sqliteRelatedIDs(of: id, relationship: relationship)

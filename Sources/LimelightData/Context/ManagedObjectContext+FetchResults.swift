@@ -1,0 +1,85 @@
+import Foundation
+
+/// What `ManagedObjectContext.execute(_:)` returns, by the request's `resultType`.
+public enum FetchResult {
+    /// `.managedObject`: what `fetch(_:)` returns.
+    case objects([ManagedObject])
+    /// `.managedObjectID`: what `fetchObjectIDs(_:)` returns.
+    case objectIDs([ManagedObjectID])
+    /// `.dictionary`: what `fetchDictionaries(_:)` returns.
+    case dictionaries([[String: Any]])
+    /// `.count`: what `count(for:)` returns.
+    case count(Int)
+}
+
+extension ManagedObjectContext {
+    /// Runs `request` and returns what its `resultType` asks for, as Core Data's `fetch` does with
+    /// a request whose result type is not managed objects.
+    public func execute(_ request: FetchRequest) throws -> FetchResult {
+        switch request.resultType {
+        case .managedObject: return .objects(try fetch(request))
+        case .managedObjectID: return .objectIDs(try fetchObjectIDs(request))
+        case .dictionary: return .dictionaries(try fetchDictionaries(request))
+        case .count: return .count(try count(for: request))
+        }
+    }
+
+    /// The IDs of the matching objects, read from `Z_PK` and `Z_ENT` alone: no values are decoded
+    /// and no objects registered. Unsaved changes that take part (or several stores) need the
+    /// objects, so the IDs then come from a full fetch.
+    public func fetchObjectIDs(_ request: FetchRequest) throws -> [ManagedObjectID] {
+        let (entity, coordinator) = try resolve(request)
+        let stores = coordinator.stores(for: request)
+        let pending = request.includesPendingChanges && hasPendingChanges(for: entity, request: request)
+        guard !pending, stores.count == 1, let store = stores.first, store.evaluatesPredicates else {
+            return try fetchObjects(request).map(\.objectID)
+        }
+        return try coordinator.withStores { try store.fetchIDs(StoreFetch(request: request, entity: entity)) }
+    }
+
+    /// Dictionary results (Core Data's `NSDictionaryResultType`): one `[String: Any]` per row with
+    /// the `propertiesToFetch` (attribute values in their Swift types, to-ones as
+    /// `ManagedObjectID`s, `ExpressionDescription` results under their names; nil values are left
+    /// out), grouped by `propertiesToGroupBy`, filtered by `havingPredicate`, distinct when
+    /// `returnsDistinctResults`. The SQLite store computes all of it in one SQL statement.
+    ///
+    /// As in Core Data, the results reflect the stores only, never the context's unsaved changes.
+    /// With several stores the rows of each store are computed separately and concatenated.
+    public func fetchDictionaries(_ request: FetchRequest) throws -> [[String: Any]] {
+        let (entity, coordinator) = try resolve(request)
+        let storeFetch = StoreFetch(request: request, entity: entity)
+        var results: [[String: Any]] = []
+        for store in coordinator.stores(for: request) {
+            if store.evaluatesPredicates {
+                results += try coordinator.withStores { try store.fetchDictionaries(storeFetch) }
+            } else {
+                let objects = try fetch(request.objectsForDictionaries(in: store))
+                results += try DictionaryEvaluation.results(of: objects, request: request, entity: entity)
+            }
+        }
+        return results
+    }
+
+    /// The matching objects as a collection that reads only their IDs now and loads the objects
+    /// `fetchBatchSize` at a time (one query per batch) as it is walked. Only the batch being
+    /// walked is held; earlier ones go away unless the caller keeps them. A batch size of 0 loads
+    /// everything on first access.
+    public func fetchBatched(_ request: FetchRequest) throws -> FetchedResults {
+        let ids = try fetchObjectIDs(request)
+        return FetchedResults(objectIDs: ids, batchSize: request.fetchBatchSize, context: self,
+                              prefetching: request.relationshipKeyPathsForPrefetching,
+                              entity: try resolve(request).0)
+    }
+}
+
+extension FetchRequest {
+    /// The objects a dictionary fetch is computed from in memory: matching objects of one store,
+    /// saved state only, unsorted and unpaged (the dictionary rows are sorted and paged).
+    func objectsForDictionaries(in store: PersistentStore) -> FetchRequest {
+        let copy = FetchRequest(entityName: entityName, predicate: predicate, sortDescriptors: [])
+        copy.includesSubentities = includesSubentities
+        copy.includesPendingChanges = false
+        copy.affectedStores = [store]
+        return copy
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import CSQLite
+
+extension SQLiteStore {
+    /// One selected value of a dictionary fetch and how to read it back.
+    struct SelectedColumn {
+        let key: String
+        /// One SQL expression, or two for an object ID: its primary key and its entity number.
+        let sql: [String]
+        let bindings: [SQLiteValue]
+        let type: DictionaryValueType
+        /// For attribute-typed values: the attribute whose Swift type the value is read as.
+        let readAs: AttributeDescription?
+    }
+
+    /// LEFT JOINs for key paths through to-ones, one per distinct relationship path.
+    struct JoinList {
+        var clauses: [String] = []
+        var aliases: [String: String] = [:]
+
+        mutating func alias(for path: [RelationshipDescription], schema: SQLiteSchema) throws -> String {
+            var alias = "t0"
+            for (depth, relationship) in path.enumerated() {
+                let key = path[...depth].map(\.name).joined(separator: ".")
+                if let known = aliases[key] { alias = known; continue }
+                guard let destination = relationship.destinationEntity, let table = schema.table(for: destination) else {
+                    throw PersistenceError.invalidRequest("relationship \(relationship.name) has no destination table")
+                }
+                let next = "j\(aliases.count + 1)"
+                clauses.append("LEFT JOIN \(table.name) \(next) ON \(next).Z_PK = \(alias).\(schema.column(for: relationship))")
+                aliases[key] = next
+                alias = next
+            }
+            return alias
+        }
+    }
+
+    /// A dictionary fetch as one SELECT: columns, JOINs through to-ones, WHERE, GROUP BY, HAVING,
+    /// ORDER BY, LIMIT and OFFSET, all computed by SQLite.
+    func sqliteFetchDictionaries(_ fetch: StoreFetch) throws -> [[String: Any]] {
+        guard let table = schema.table(for: fetch.entity) else { return [] }
+        let request = fetch.request
+        let plan = try DictionaryPlan(request: request, entity: fetch.entity)
+        var translator = SQLPredicateTranslator(schema: schema, entity: fetch.entity)
+        translator.allowsAggregates = true
+        var joins = JoinList()
+        let selected = try plan.columns.map { try sqlColumn($0, plan: plan, translator: &translator, joins: &joins) }
+        var bindings = selected.flatMap(\.bindings)
+        let list = selected.enumerated().flatMap { index, column in
+            column.sql.enumerated().map { part, sql in "\(sql) AS c\(index)_\(part)" }
+        }
+        var sql = "SELECT \(request.returnsDistinctResults ? "DISTINCT " : "")\(list.joined(separator: ", ")) FROM \(table.name) t0"
+        for join in joins.clauses { sql += " " + join }
+
+        translator.allowsAggregates = false
+        var conditions: [String] = []
+        if let filter = entityFilter(fetch.entities, table: table) { conditions.append(filter) }
+        if let predicate = request.predicate {
+            var whereBindings: [SQLiteValue] = []
+            conditions.append(try translator.condition(predicate, .init(alias: "t0", entity: fetch.entity), &whereBindings))
+            bindings += whereBindings
+        }
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+
+        translator.allowsAggregates = true
+        if !plan.groupBy.isEmpty {
+            var terms: [String] = []
+            for group in plan.groupBy {
+                let column = try selected.first { $0.key == group.key } ?? sqlColumn(group, plan: plan, translator: &translator, joins: &joins)
+                // A constant entity number (a to-one without sub-entities) is no grouping term; SQLite
+                // would read an integer literal as a column position.
+                terms += column.sql.filter { Int($0) == nil }
+                bindings += column.bindings
+            }
+            sql += " GROUP BY " + terms.joined(separator: ", ")
+        }
+        for column in selected {
+            translator.resultColumns[column.key] = .init(sql: column.sql[0], bindings: column.bindings, isObjectKey: column.sql.count == 2)
+        }
+        if let having = request.havingPredicate {
+            var havingBindings: [SQLiteValue] = []
+            sql += " HAVING " + (try translator.condition(having, .init(alias: "t0", entity: fetch.entity), &havingBindings))
+            bindings += havingBindings
+        }
+        if !request.sortDescriptors.isEmpty {
+            var terms: [String] = []
+            for descriptor in request.sortDescriptors {
+                var term: String
+                if let index = selected.firstIndex(where: { $0.key == descriptor.key }) {
+                    term = "c\(index)_0"
+                } else {
+                    let operand = try translator.operand(.keyPath(descriptor.key), .init(alias: "t0", entity: fetch.entity))
+                    guard operand.toMany == nil else {
+                        throw PersistenceError.invalidRequest("cannot sort by the to-many '\(descriptor.key)' (entity \(fetch.entity.name))")
+                    }
+                    term = operand.sql
+                    bindings += operand.bindings
+                }
+                switch descriptor.comparison {
+                case .standard: break
+                case .caseInsensitive: term = "LL_FOLD(\(term), 1)"
+                case .localized: term = "LL_FOLD(\(term), 3)"
+                }
+                terms.append(term + (descriptor.ascending ? "" : " DESC"))
+            }
+            sql += " ORDER BY " + terms.joined(separator: ", ")
+        }
+        if request.fetchLimit > 0 || request.fetchOffset > 0 {
+            sql += " LIMIT ? OFFSET ?"
+            bindings += [.integer(Int64(request.fetchLimit > 0 ? request.fetchLimit : -1)), .integer(Int64(request.fetchOffset))]
+        }
+
+        var results: [[String: Any]] = []
+        try db().query(sql, bindings) { statement in
+            var row: [String: Any] = [:]
+            var position: Int32 = 0
+            for column in selected {
+                if column.sql.count == 2 {
+                    if sqlite3_column_type(statement, position) != SQLITE_NULL,
+                       let entity = schema.entitiesByNumber[Int(sqlite3_column_int64(statement, position + 1))] {
+                        row[column.key] = objectID(entity: entity, primaryKey: sqlite3_column_int64(statement, position))
+                    }
+                } else if let value = Self.dictionaryValue(SQLiteValue(statement: statement, column: position), column: column) {
+                    row[column.key] = value
+                }
+                position += Int32(column.sql.count)
+            }
+            results.append(row)
+        }
+        return results
+    }
+
+    private func sqlColumn(_ column: DictionaryColumn, plan: DictionaryPlan, translator: inout SQLPredicateTranslator,
+                           joins: inout JoinList) throws -> SelectedColumn {
+        switch column {
+        case .attribute(let key, let path, let attribute):
+            let alias = try joins.alias(for: path, schema: schema)
+            return SelectedColumn(key: key, sql: ["\(alias).\(schema.column(for: attribute))"], bindings: [],
+                                  type: .attribute(attribute.attributeType), readAs: attribute)
+        case .toOne(let key, let path, let relationship):
+            let alias = try joins.alias(for: path, schema: schema)
+            return SelectedColumn(key: key, sql: ["\(alias).\(schema.column(for: relationship))", try entityNumberSQL(relationship, alias: alias)],
+                                  bindings: [], type: .objectID, readAs: nil)
+        case .expression(let description):
+            let type = DictionaryValueType.of(description, entity: plan.entity)
+            if description.expression == .evaluatedObject {
+                return SelectedColumn(key: description.name, sql: ["t0.Z_PK", "t0.Z_ENT"], bindings: [], type: .objectID, readAs: nil)
+            }
+            let operand = try translator.operand(description.expression, .init(alias: "t0", entity: plan.entity))
+            if operand.toMany != nil {
+                throw PersistenceError.invalidRequest(
+                    "expression '\(description.name)' of entity \(plan.entity.name) is a to-many key path; use an aggregate such as @count")
+            }
+            if case .objectID = type {
+                guard case .keyPath(let path) = description.expression,
+                      case .toOne(_, let through, let relationship) = try DictionaryPlan.resolve(keyPath: path, in: plan.entity, list: "expression") else {
+                    throw PersistenceError.invalidRequest("expression '\(description.name)' of entity \(plan.entity.name) does not give an object")
+                }
+                let alias = try joins.alias(for: through, schema: schema)
+                return SelectedColumn(key: description.name, sql: ["\(alias).\(schema.column(for: relationship))", try entityNumberSQL(relationship, alias: alias)],
+                                      bindings: [], type: .objectID, readAs: nil)
+            }
+            var readAs: AttributeDescription?
+            if case .attribute(let attributeType) = type { readAs = AttributeDescription(name: description.name, type: attributeType) }
+            return SelectedColumn(key: description.name, sql: [operand.sql], bindings: operand.bindings, type: type, readAs: readAs)
+        }
+    }
+
+    /// The entity number of a to-one's destination: its type column when the destination has
+    /// sub-entities, else the destination's own number.
+    private func entityNumberSQL(_ relationship: RelationshipDescription, alias: String) throws -> String {
+        if let typeColumn = schema.typeColumn(for: relationship) { return "\(alias).\(typeColumn)" }
+        guard let destination = relationship.destinationEntity else {
+            throw PersistenceError.invalidRequest("relationship \(relationship.name) has no destination entity")
+        }
+        return String(schema.number(of: destination))
+    }
+
+    static func dictionaryValue(_ value: SQLiteValue, column: SelectedColumn) -> Any? {
+        if let attribute = column.readAs { return SQLiteValueMapping.swiftValue(value, for: attribute) }
+        switch value {
+        case .null: return nil
+        case .integer(let integer): return integer
+        case .real(let real): return real
+        case .text(let text): return text
+        case .blob(let data): return data
+        }
+    }
+}

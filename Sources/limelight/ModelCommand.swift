@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import LimelightData
+
+extension Limelight {
+    struct Model: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List a model's entities, attributes and relationships, and check it.")
+        @Argument(help: "An .xcdatamodeld bundle, one .xcdatamodel, or a contents file.") var model: String
+        @Flag(help: "Print the model as normalized XML.") var xml = false
+
+        func run() throws {
+            let loaded = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
+            if xml {
+                FileHandle.standardOutput.write(try loaded.xmlData())
+                return
+            }
+            for entity in loaded.entities.sorted(by: { $0.name < $1.name }) {
+                var header = "\(entity.name)"
+                if let parent = entity.superentity { header += " : \(parent.name)" }
+                if entity.isAbstract { header += " (abstract)" }
+                print(header)
+                for property in entity.ownProperties.sorted(by: { $0.name < $1.name }) {
+                    var flags: [String] = []
+                    if property.isOptional { flags.append("optional") }
+                    if property.isTransient { flags.append("transient") }
+                    if property.isIndexedBySpotlight { flags.append("indexed") }
+                    if property.isStoredInExternalRecord { flags.append("in-marker") }
+                    let kind: String
+                    switch property {
+                    case let attribute as AttributeDescription: kind = attribute.attributeType.rawValue
+                    case let relationship as RelationshipDescription:
+                        kind = "\(relationship.isToMany ? "to-many" : "to-one") \(relationship.destinationEntityName)"
+                            + (relationship.inverseName.map { " (inverse \($0))" } ?? "") + " \(relationship.deleteRule.rawValue)"
+                    case let fetched as FetchedPropertyDescription: kind = "fetched \(fetched.destinationEntityName) where \(fetched.predicateFormat ?? "")"
+                    default: kind = "?"
+                    }
+                    print("  \(property.name): \(kind)\(flags.isEmpty ? "" : " [\(flags.joined(separator: ", "))]")")
+                }
+            }
+            let problems = ModelChecks.problems(in: loaded)
+            if problems.isEmpty {
+                print("model OK: \(loaded.entities.count) entities")
+            } else {
+                for problem in problems { print("problem: \(problem)") }
+                throw ExitCode(1)
+            }
+        }
+    }
+}
+
+/// Checks a model for what Core Data would warn about.
+enum ModelChecks {
+    static func problems(in model: ManagedObjectModel) -> [String] {
+        var problems: [String] = []
+        do { try model.resolve() } catch { return ["\(error)"] }
+        for entity in model.entities {
+            for case let relationship as RelationshipDescription in entity.ownProperties {
+                if relationship.inverseRelationship == nil {
+                    problems.append("\(entity.name).\(relationship.name) has no inverse relationship")
+                } else if relationship.inverseRelationship?.inverseName != relationship.name {
+                    problems.append("\(entity.name).\(relationship.name): its inverse does not point back")
+                }
+            }
+            for case let attribute as AttributeDescription in entity.ownProperties where attribute.attributeType == .undefined && !attribute.isTransient {
+                problems.append("\(entity.name).\(attribute.name): an Undefined attribute must be transient")
+            }
+            for constraint in entity.uniquenessConstraints {
+                for name in constraint where entity.property(named: name) == nil {
+                    problems.append("\(entity.name): uniqueness constraint names unknown property '\(name)'")
+                }
+            }
+        }
+        return problems
+    }
+}
