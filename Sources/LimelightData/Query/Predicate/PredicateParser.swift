@@ -2,15 +2,32 @@ import Foundation
 
 /// Recursive-descent parser for Apple's predicate format string syntax.
 ///
-/// Precedence, loosest first: OR, AND, NOT, comparison, `+ -`, `* /`, `**` (right-associative),
-/// unary minus, postfix (`.key`, `[index]`).
+/// Precedence, loosest first: OR, AND, NOT, comparison, `+ -`, `* / %%`, `**` (right-associative),
+/// unary minus, postfix (`.key`, `[index]`). `%%` (a literal percent sign) is the modulus
+/// operator and prints as `modulus:by:(a, b)`.
+///
+/// A `(` at the start of a predicate may open a predicate or an expression (`(a + b) > 1`); the
+/// parser tries the predicate reading first and remembers its outcome per position, so nested
+/// parentheses cost linear time, not exponential. Nesting deeper than `maximumDepth` is an error,
+/// not a stack overflow.
 struct PredicateParser {
+    static let maximumDepth = 100
+
+    private struct ParenthesizedAttempt {
+        var predicate: QueryPredicate?
+        var position: Int
+        var argumentIndex: Int
+        var error: PredicateParseError?
+    }
+
     private let lexer: PredicateLexer
     private var tokens: [PredicateToken] = []
     private var position = 0
     private var arguments: [Any?]
     private var argumentIndex = 0
     private var lexError: PredicateParseError?
+    private var depth = 0
+    private var parenthesizedAttempts: [Int: ParenthesizedAttempt] = [:]
 
     init(format: String, arguments: [Any?]) {
         lexer = PredicateLexer(format)
@@ -43,12 +60,18 @@ struct PredicateParser {
         case .end: found = "end of string"
         case .identifier(let name), .escapedIdentifier(let name): found = "'\(name)'"
         case .string(let text): found = "string \"\(text)\""
-        case .number(_, _, let text): found = "number \(text)"
+        case .integer(_, let text), .real(_, let text): found = "number \(text)"
         case .variable(let name): found = "$\(name)"
         case .format(let letter): found = "%\(letter)"
         case .symbol(let symbol): found = "'\(symbol)'"
         }
-        return PredicateParseError(format: lexer.format, offset: token.offset, found: found, expected: expected)
+        return PredicateParseError(format: lexer.format, offset: lexer.characterOffset(token.offset), found: found, expected: expected)
+    }
+
+    /// Enters one level of nesting; deeper than `maximumDepth` is an error.
+    private mutating func descend() throws {
+        depth += 1
+        guard depth <= Self.maximumDepth else { throw failure("at most \(Self.maximumDepth) levels of nesting") }
     }
 
     private func keyword(_ token: PredicateToken) -> String? {
@@ -70,13 +93,16 @@ struct PredicateParser {
         guard accept(symbol: symbol) else { throw failure("'\(symbol)'") }
     }
 
-    private static let reserved: Set<String> = ["AND", "OR", "NOT", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES",
+    static let reserved: Set<String> = ["AND", "OR", "NOT", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES",
         "BETWEEN", "ANY", "SOME", "ALL", "NONE", "TRUEPREDICATE", "FALSEPREDICATE", "SELF", "NULL", "NIL", "TRUE", "YES", "FALSE",
-        "NO", "FIRST", "LAST", "SIZE", "SUBQUERY", "FUNCTION", "CAST", "TERNARY", "ANYKEY"]
+        "NO", "FIRST", "LAST", "SIZE", "SUBQUERY", "FUNCTION", "CAST", "TERNARY", "ANYKEY", "CASEINSENSITIVE", "CI", "FETCH",
+        "UTI-CONFORMS-TO", "UTI-EQUALS"]
 
     // MARK: Predicates
 
     private mutating func parseOr() throws -> QueryPredicate {
+        try descend()
+        defer { depth -= 1 }
         var parts = [try parseAnd()]
         while accept(keyword: "OR") || accept(symbol: "||") { parts.append(try parseAnd()) }
         return parts.count == 1 ? parts[0] : .or(parts)
@@ -89,7 +115,11 @@ struct PredicateParser {
     }
 
     private mutating func parseNot() throws -> QueryPredicate {
-        if accept(keyword: "NOT") || accept(symbol: "!") { return .not(try parseNot()) }
+        if accept(keyword: "NOT") || accept(symbol: "!") {
+            try descend()
+            defer { depth -= 1 }
+            return .not(try parseNot())
+        }
         return try parsePrimaryPredicate()
     }
 
@@ -98,33 +128,52 @@ struct PredicateParser {
         if accept(keyword: "FALSEPREDICATE") { return .falsePredicate }
         if case .symbol("(") = current.kind {
             // A parenthesized predicate, unless it turns out to be an expression like (a + b) > 1.
-            let saved = (position, argumentIndex)
-            position += 1
-            var firstError: PredicateParseError?
-            do {
-                let inner = try parseOr()
-                if accept(symbol: ")"), !startsComparisonOperator() { return inner }
-                if !startsComparisonOperator() { firstError = failure("')'") }
-            } catch let error as PredicateParseError {
-                firstError = error
+            let start = (position, argumentIndex)
+            let attempt = try parenthesizedPredicate()
+            if let predicate = attempt.predicate {
+                (position, argumentIndex) = (attempt.position, attempt.argumentIndex)
+                return predicate
             }
-            (position, argumentIndex) = saved
+            (position, argumentIndex) = start
             do {
                 return try parseComparison()
             } catch let error as PredicateParseError {
                 // Report whichever reading got further: that is where the string went wrong.
-                if let firstError, firstError.offset > error.offset { throw firstError }
+                if let first = attempt.error, first.offset > error.offset { throw first }
                 throw error
             }
         }
         return try parseComparison()
     }
 
+    /// The predicate reading of the `(` at the current position, computed once per position.
+    private mutating func parenthesizedPredicate() throws -> ParenthesizedAttempt {
+        let start = position
+        if let known = parenthesizedAttempts[start] { return known }
+        var attempt = ParenthesizedAttempt(position: start, argumentIndex: argumentIndex)
+        position += 1
+        do {
+            let inner = try parseOr()
+            if accept(symbol: ")"), !startsComparisonOperator() {
+                attempt.predicate = inner
+                attempt.position = position
+                attempt.argumentIndex = argumentIndex
+            } else if !startsComparisonOperator() {
+                attempt.error = failure("')'")
+            }
+        } catch let error as PredicateParseError {
+            attempt.error = error
+        }
+        parenthesizedAttempts[start] = attempt
+        return attempt
+    }
+
     private func startsComparisonOperator() -> Bool {
         switch current.kind {
-        case .symbol(let s): return ["=", "==", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>", "+", "-", "*", "/", "**", "."].contains(s)
+        case .symbol(let s): return ["=", "==", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>", "+", "-", "*", "/", "**", "%", ".", "["].contains(s)
         case .identifier(let name):
-            return ["IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES", "BETWEEN"].contains(name.uppercased())
+            return ["IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES", "BETWEEN", "UTI-CONFORMS-TO", "UTI-EQUALS"]
+                .contains(name.uppercased())
         default: return false
         }
     }
@@ -143,12 +192,7 @@ struct PredicateParser {
         let left = try parseExpression()
         let (op, negateOperator) = try parseOperator()
         let options = try parseOptions()
-        let right: QueryExpression
-        if op == .between {
-            right = try parseExpression()
-        } else {
-            right = try parseExpression()
-        }
+        let right = try parseExpression()
         var predicate = QueryPredicate.comparison(ComparisonPredicate(left: left, right: right, operatorType: op, modifier: modifier, options: options))
         if negateOperator { predicate = .not(predicate) }
         return negate ? .not(predicate) : predicate
@@ -165,6 +209,9 @@ struct PredicateParser {
             let map: [String: ComparisonPredicate.Operator] = ["IN": .in, "CONTAINS": .contains, "BEGINSWITH": .beginsWith,
                 "ENDSWITH": .endsWith, "LIKE": .like, "MATCHES": .matches, "BETWEEN": .between]
             if let op = map[name.uppercased()] { position += 1; return (op, false) }
+            if name.uppercased().hasPrefix("UTI-") {
+                throw failure("a comparison operator other than \(name.uppercased()) (uniform type identifiers have no database here)")
+            }
         default: break
         }
         throw failure("a comparison operator (==, !=, <, >, IN, CONTAINS, BEGINSWITH, ENDSWITH, LIKE, MATCHES, BETWEEN)")
@@ -194,40 +241,55 @@ struct PredicateParser {
 
     mutating func parseExpression() throws -> QueryExpression {
         var result = try parseTerm()
+        let entered = depth
+        defer { depth = entered }
         while true {
-            if accept(symbol: "+") { result = .function("add:to:", [result, try parseTerm()]) }
-            else if accept(symbol: "-") { result = .function("from:subtract:", [result, try parseTerm()]) }
+            if accept(symbol: "+") { try descend(); result = .function("add:to:", [result, try parseTerm()]) }
+            else if accept(symbol: "-") { try descend(); result = .function("from:subtract:", [result, try parseTerm()]) }
             else { return result }
         }
     }
 
     private mutating func parseTerm() throws -> QueryExpression {
         var result = try parsePower()
+        let entered = depth
+        defer { depth = entered }
         while true {
-            if accept(symbol: "*") { result = .function("multiply:by:", [result, try parsePower()]) }
-            else if accept(symbol: "/") { result = .function("divide:by:", [result, try parsePower()]) }
+            if accept(symbol: "*") { try descend(); result = .function("multiply:by:", [result, try parsePower()]) }
+            else if accept(symbol: "/") { try descend(); result = .function("divide:by:", [result, try parsePower()]) }
+            else if accept(symbol: "%") { try descend(); result = .function("modulus:by:", [result, try parsePower()]) }
             else { return result }
         }
     }
 
     private mutating func parsePower() throws -> QueryExpression {
         let base = try parseUnary()
-        if accept(symbol: "**") { return .function("raise:toPower:", [base, try parsePower()]) }
+        if accept(symbol: "**") {
+            try descend()
+            defer { depth -= 1 }
+            return .function("raise:toPower:", [base, try parsePower()])
+        }
         return base
     }
 
     private mutating func parseUnary() throws -> QueryExpression {
         if accept(symbol: "-") {
+            try descend()
+            defer { depth -= 1 }
             let operand = try parseUnary()
-            if case .constant(let constant) = operand, let number = constant.value as? Int64 { return .value(-number) }
+            if case .constant(let constant) = operand, let number = constant.value as? Int64, number != .min { return .value(-number) }
             if case .constant(let constant) = operand, let number = constant.value as? Double { return .value(-number) }
             return .function("from:subtract:", [.value(Int64(0)), operand])
         }
+        try descend()
+        defer { depth -= 1 }
         return try parsePostfix(try parsePrimary())
     }
 
     private mutating func parsePostfix(_ base: QueryExpression) throws -> QueryExpression {
         var result = base
+        let entered = depth
+        defer { depth = entered }
         while true {
             if case .symbol(".") = current.kind {
                 position += 1
@@ -239,6 +301,7 @@ struct PredicateParser {
                 default: result = .keyPathOf(result, name)
                 }
             } else if case .symbol("[") = current.kind {
+                try descend()
                 position += 1
                 let index: QueryIndex
                 if accept(keyword: "FIRST") { index = .first }
@@ -263,7 +326,7 @@ struct PredicateParser {
             return name
         case .format("K"):
             position += 1
-            return try nextArgument().map { "\($0)" } ?? ""
+            return try keyPathArgument()
         default:
             throw failure("a key name")
         }
@@ -272,11 +335,23 @@ struct PredicateParser {
     private mutating func nextArgument() throws -> Any? {
         guard argumentIndex < arguments.count else {
             let token = tokens[max(0, position - 1)]
-            throw PredicateParseError(format: lexer.format, offset: token.offset, found: "a format specifier",
+            throw PredicateParseError(format: lexer.format, offset: lexer.characterOffset(token.offset), found: "a format specifier",
                                       expected: "an argument for this format specifier (only \(arguments.count) given)")
         }
         defer { argumentIndex += 1 }
         return arguments[argumentIndex]
+    }
+
+    /// The argument of a `%K`: a non-empty key path string.
+    private mutating func keyPathArgument() throws -> String {
+        let token = tokens[max(0, position - 1)]
+        let argument = try nextArgument()
+        guard let path = argument as? String ?? (argument as? Substring).map(String.init), !path.isEmpty else {
+            throw PredicateParseError(format: lexer.format, offset: lexer.characterOffset(token.offset),
+                                      found: argument.map { "\(type(of: $0)) \($0)" } ?? "nil",
+                                      expected: "a key path string for %K (argument \(argumentIndex))")
+        }
+        return path
     }
 
     private mutating func parseArguments() throws -> [QueryExpression] {
@@ -291,9 +366,12 @@ struct PredicateParser {
     private mutating func parsePrimary() throws -> QueryExpression {
         let token = current
         switch token.kind {
-        case .number(let value, let isInteger, _):
+        case .integer(let value, _):
             position += 1
-            return isInteger ? .value(Int64(value)) : .value(value)
+            return .value(value)
+        case .real(let value, _):
+            position += 1
+            return .value(value)
         case .string(let text):
             position += 1
             return .value(text)
@@ -305,18 +383,23 @@ struct PredicateParser {
             return .keyPath(name)
         case .format(let letter):
             position += 1
+            if letter == "K" { return .keyPath(try keyPathArgument()) }
             let argument = try nextArgument()
             switch letter {
-            case "K": return .keyPath(argument.map { "\($0)" } ?? "")
             case "@":
-                if let array = argument as? [Any?] { return .aggregate(array.map { .value($0) }) }
+                // A collection argument is a list of constants, as `{…}` is (IN %@, BETWEEN %@).
+                if let argument, !(argument is String), let items = PredicateValues.elements(argument) {
+                    return .aggregate(items.map { .value($0) })
+                }
                 return .value(argument)
             case "d", "i", "u", "x", "X", "c": return .value(argument.flatMap { PredicateValues.integer($0) } ?? argument)
-            case "f", "e", "g", "E", "G": return .value(argument.flatMap { PredicateValues.double($0) } ?? argument)
+            case "f", "F", "e", "g", "E", "G", "a", "A": return .value(argument.flatMap { PredicateValues.double($0) } ?? argument)
             default: return .value(argument.map { "\($0)" })
             }
         case .symbol("("):
             position += 1
+            try descend()
+            defer { depth -= 1 }
             let inner = try parseExpression()
             try expect(symbol: ")")
             return inner
@@ -369,7 +452,13 @@ struct PredicateParser {
             return .function("FUNCTION", try parseArguments())
         case "CAST":
             position += 1
-            return .function("CAST", try parseArguments())
+            let arguments = try parseArguments()
+            // CAST of a constant is folded, so a printed date (CAST(12.0, "NSDate")) reads back as the date.
+            if arguments.count == 2, case .constant(let value) = arguments[0], case .constant(let type) = arguments[1],
+               let typeName = type.value as? String, let cast = try? PredicateFunctions.cast(value.value, to: typeName) {
+                return .value(cast)
+            }
+            return .function("CAST", arguments)
         default:
             break
         }
@@ -377,7 +466,8 @@ struct PredicateParser {
         position += 1
         if case .symbol("(") = current.kind {
             guard let selector = PredicateFunctions.selector(for: name) else {
-                throw PredicateParseError(format: lexer.format, offset: tokens[position - 1].offset, found: "'\(name)'", expected: "a known function")
+                throw PredicateParseError(format: lexer.format, offset: lexer.characterOffset(tokens[position - 1].offset),
+                                          found: "'\(name)'", expected: "a known function")
             }
             return .function(selector, try parseArguments())
         }

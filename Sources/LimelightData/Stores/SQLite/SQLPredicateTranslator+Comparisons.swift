@@ -24,7 +24,9 @@ extension SQLPredicateTranslator {
             }
             let hasNull = items.contains { $0 == nil }
             let test = placeholders.isEmpty ? "0" : "\(fold(left.sql)) IN (\(placeholders.joined(separator: ", ")))"
-            return hasNull ? "(\(test) OR \(left.sql) IS NULL)" : test
+            guard hasNull else { return test }
+            bindings += left.bindings
+            return "(\(test) OR \(left.sql) IS NULL)"
         }
         if c.operatorType == .in, case .keyPath = c.right {
             let right = try operand(c.right, scope)
@@ -40,6 +42,7 @@ extension SQLPredicateTranslator {
         }
         let right = try operand(c.right, scope)
         if right.toMany != nil { throw Self.unsupported("a to-many key path on the right of \(c.operatorType.rawValue)") }
+        try checkTypes(c, left, right)
         let l = left.sql, r = right.sql
         switch c.operatorType {
         case .equal, .notEqual:
@@ -71,11 +74,8 @@ extension SQLPredicateTranslator {
             bindings += left.bindings + [.text(Self.globPattern(fromLike: folded))]
             return "\(fold(l)) GLOB ?"
         case .matches:
-            guard case .constant(let constant) = c.right, let pattern = constant.value as? String else {
-                throw Self.unsupported("MATCHES with a pattern that is not a constant string")
-            }
-            bindings += [.text((flags & 1 != 0 ? "(?i)" : "") + pattern)] + left.bindings
-            return "REGEXP(?, \(flags & 2 != 0 ? "LL_FOLD(\(l), 2)" : l))"
+            bindings += left.bindings + right.bindings
+            return "LL_MATCHES(\(flags & 2 != 0 ? "LL_FOLD(\(l), 2)" : l), \(r), \(flags & 1))"
         case .between:
             throw Self.unsupported("BETWEEN needs constant bounds {low, high}")
         }
@@ -84,18 +84,47 @@ extension SQLPredicateTranslator {
     /// ANY/ALL/NONE (and CONTAINS) over a to-many: EXISTS over the related rows.
     mutating func collectionComparison(_ c: ComparisonPredicate, _ toMany: (relationship: RelationshipDescription, scope: Scope, rest: [String]),
                                              _ scope: Scope, _ bindings: inout [SQLiteValue]) throws -> String {
+        // Without ANY/ALL/NONE a to-many means something only for CONTAINS: some element equals
+        // the right side (which is what in-memory evaluation of a collection does too).
+        if c.modifier == .direct && c.operatorType != .contains {
+            throw Self.unsupported("the to-many key path \(PredicatePrinter.format(c.left)) with \(c.operatorType.rawValue) needs ANY, ALL or NONE")
+        }
         let (related, join) = try relatedRows(toMany.relationship, owner: toMany.scope)
         let inner = Scope(alias: related.alias, entity: related.entity, variables: scope.variables)
         var element = c
         element.modifier = .direct
         element.left = toMany.rest.isEmpty ? .evaluatedObject : .keyPath(toMany.rest.joined(separator: "."))
-        if c.operatorType == .contains && toMany.rest.isEmpty { element.operatorType = .equal }
+        if c.operatorType == .contains && c.modifier == .direct { element.operatorType = .equal }
         var innerBindings: [SQLiteValue] = []
         let test = try condition(.comparison(element), inner, &innerBindings)
         bindings += innerBindings
         let from = "FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition)"
         if c.modifier == .all { return "NOT EXISTS (SELECT 1 \(from) AND NOT coalesce((\(test)), 0))" }
         return "EXISTS (SELECT 1 \(from) AND (\(test)))"
+    }
+
+    /// Refuses comparisons of values of different kinds (a string attribute against a number …),
+    /// naming the operand, instead of letting SQLite's type affinity give an answer memory would not.
+    func checkTypes(_ c: ComparisonPredicate, _ left: Operand, _ right: Operand) throws {
+        let op = c.operatorType.rawValue
+        func describe(_ operand: Operand, _ expression: QueryExpression) -> String {
+            if let attribute = operand.attribute { return "\(operand.kind?.rawValue ?? "a value") (the attribute \(attribute.name))" }
+            if case .constant(let constant) = expression { return PredicateValues.describe(constant.value) }
+            return "\(operand.kind?.rawValue ?? "a value") (\(PredicatePrinter.format(expression)))"
+        }
+        switch c.operatorType {
+        case .beginsWith, .endsWith, .contains, .like, .matches, .in:
+            if let kind = left.kind, kind != .string {
+                throw PersistenceError.invalidRequest("type mismatch: the left operand of \(op) is \(describe(left, c.left)), not a string")
+            }
+            if let kind = right.kind, kind != .string {
+                throw PersistenceError.invalidRequest("type mismatch: the right operand of \(op) is \(describe(right, c.right)), not a string")
+            }
+        default:
+            guard let l = left.kind, let r = right.kind, l != r else { return }
+            throw PersistenceError.invalidRequest(
+                "type mismatch: \(op) compares the left operand, \(describe(left, c.left)), with the right operand, \(describe(right, c.right))")
+        }
     }
 
     /// Values of a constant collection on the right side (`IN {1, 2}`, `IN %@` with an array).

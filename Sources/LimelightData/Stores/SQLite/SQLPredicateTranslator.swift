@@ -33,6 +33,42 @@ struct SQLPredicateTranslator {
         var toMany: (relationship: RelationshipDescription, scope: Scope, rest: [String])?
         var attribute: AttributeDescription?
         var isNull = false
+        /// What kind of value the operand has, when known, for type checks before SQL runs.
+        var kind: ValueKind?
+    }
+
+    /// Kinds of values that compare with each other; SQLite's type affinity would otherwise turn
+    /// `name == 42` into `name == '42'`, which in-memory evaluation never does.
+    enum ValueKind: String {
+        case string = "a string", number = "a number", date = "a date", data = "binary data", uuid = "a UUID", url = "a URL"
+        case object = "an object"
+
+        init?(attribute: AttributeDescription) {
+            switch attribute.attributeType {
+            case .string: self = .string
+            case .integer16, .integer32, .integer64, .double, .float, .decimal, .boolean: self = .number
+            case .date: self = .date
+            case .binaryData: self = .data
+            case .uuid: self = .uuid
+            case .uri: self = .url
+            default: return nil
+            }
+        }
+
+        init?(constant: Any?) {
+            switch constant {
+            case nil: return nil
+            case is String: self = .string
+            case is Date: self = .date
+            case is Data: self = .data
+            case is UUID: self = .uuid
+            case is URL: self = .url
+            case is ManagedObject, is ManagedObjectID: self = .object
+            case let value?:
+                guard PredicateValues.isNumber(value) else { return nil }
+                self = .number
+            }
+        }
     }
 
     private var aliasCounter = 0
