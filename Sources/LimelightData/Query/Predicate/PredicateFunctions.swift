@@ -12,7 +12,8 @@ enum PredicateFunctions {
         var table: [String: String] = [:]
         for name in names {
             table[name] = name
-            table[String(name.prefix { $0 != ":" })] = name
+            let short = String(name.prefix { $0 != ":" })
+            if table[short] == nil { table[short] = name }
         }
         table["average"] = "average:"
         return table

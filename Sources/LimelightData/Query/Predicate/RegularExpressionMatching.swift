@@ -29,7 +29,7 @@ public enum RegularExpressionMatching {
         cache.lock.unlock()
         if let known { return known }
         let options: NSRegularExpression.Options = caseInsensitive ? [.caseInsensitive] : []
-        guard (try? NSRegularExpression(pattern: pattern, options: options)) != nil else {
+        guard pattern.isEmpty || (try? NSRegularExpression(pattern: pattern, options: options)) != nil else {
             throw PredicateEvaluationError("MATCHES: '\(pattern)' is not a valid regular expression")
         }
         // In free-spacing mode a trailing comment would swallow the closing group; a newline ends it.

@@ -105,15 +105,17 @@ struct SQLPredicateTranslator {
         }
     }
 
-    private mutating func comparison(_ c: ComparisonPredicate, _ scope: Scope, _ bindings: inout [SQLiteValue]) throws -> String {
+    /// `right`, when given, is the right operand already translated in an outer scope (the object
+    /// an ANY/ALL/NONE belongs to), which is where in-memory evaluation reads it too.
+    mutating func comparison(_ c: ComparisonPredicate, _ scope: Scope, _ bindings: inout [SQLiteValue], right: Operand? = nil) throws -> String {
         let left = try operand(c.left, scope)
         if let toMany = left.toMany {
-            return try collectionComparison(c, toMany, scope, &bindings)
+            return try collectionComparison(c, toMany, scope, &bindings, right: right)
         }
         if c.modifier != .direct {
             throw Self.unsupported("\(c.modifier == .any ? "ANY" : "ALL") needs a to-many key path on its left: \(PredicatePrinter.format(c.left))")
         }
-        return try scalarComparison(c, left, scope, &bindings)
+        return try scalarComparison(c, left, scope, &bindings, right: right)
     }
 
     /// The rows on the other side of a to-many, correlated with `owner`.
