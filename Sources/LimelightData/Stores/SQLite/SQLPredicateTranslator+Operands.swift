@@ -133,6 +133,12 @@ extension SQLPredicateTranslator {
             throw Self.unsupported("relationship \(first) has no destination table")
         }
         if rest.first?.hasPrefix("@") == true { throw Self.unsupported("a collection operator after the to-one \(first)") }
+        if scope.key == nil, let next = rest.first,
+           let relationship = destination.selfAndDescendants.lazy.compactMap({ $0.property(named: next) as? RelationshipDescription }).first,
+           relationship.isToMany {
+            // A to-many right behind this to-one: its rows are those of the object the column points to.
+            return try keyPathOperand(rest, Scope(alias: column, entity: destination, variables: scope.variables, key: column))
+        }
         let alias = newAlias()
         let inner = try keyPathOperand(rest, Scope(alias: alias, entity: destination, variables: scope.variables))
         if let toMany = inner.toMany {

@@ -21,6 +21,11 @@ struct SQLPredicateTranslator {
         var alias: String
         var entity: EntityDescription
         var variables: [String: (alias: String, entity: EntityDescription)] = [:]
+        /// The SQL for the primary key of the rows in scope, when it is not `alias.Z_PK`: a to-many
+        /// reached through a to-one (`photographer.photos`) is keyed by the to-one's column.
+        var key: String?
+
+        var primaryKey: String { key ?? "\(alias).Z_PK" }
     }
 
     /// An SQL value expression, with what it refers to when it is a managed object.
@@ -133,9 +138,9 @@ struct SQLPredicateTranslator {
             let joinAlias = newAlias()
             return ((alias, table.name, destination),
                     ("JOIN \(join.name) \(joinAlias) ON \(joinAlias).\(join.destinationColumn) = \(alias).Z_PK",
-                     "\(joinAlias).\(join.sourceColumn) = \(owner.alias).Z_PK\(filter)"))
+                     "\(joinAlias).\(join.sourceColumn) = \(owner.primaryKey)\(filter)"))
         }
         guard let inverse = relationship.inverseRelationship else { throw Self.unsupported("to-many \(relationship.name) without inverse") }
-        return ((alias, table.name, destination), ("", "\(alias).\(schema.column(for: inverse)) = \(owner.alias).Z_PK\(filter)"))
+        return ((alias, table.name, destination), ("", "\(alias).\(schema.column(for: inverse)) = \(owner.primaryKey)\(filter)"))
     }
 }
