@@ -134,6 +134,11 @@ import Testing
         .init("%K == %@", ["age", 42], "age == 42", true),
         .init("age IN %@", [[1, 42]], "age IN {1, 42}", true),
         .init("%K CONTAINS[c] %@", ["name", "ÅNG"], "name CONTAINS[c] \"ÅNG\"", true),
+        .init("SELF['age'] == 42", [], "SELF[\"age\"] == 42", true),
+        .init("address['city'] == 'Malmö'", [], "address[\"city\"] == \"Malmö\"", true),
+        .init("nested.@unionOfArrays == {1, 2, 3}", [], "nested.@unionOfArrays == {1, 2, 3}", true),
+        .init("nested.@distinctUnionOfArrays == {3, 1, 2}", [], "nested.@distinctUnionOfArrays == {3, 1, 2}", false),
+        .init("friends.@distinctUnionOfSets.age CONTAINS 50", [], "friends.@distinctUnionOfSets.age CONTAINS 50", true),
     ]
 
     @Test(arguments: cases.indices)

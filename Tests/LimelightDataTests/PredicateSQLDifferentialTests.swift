@@ -71,7 +71,7 @@ import Testing
         "SUBQUERY(tags, $t, NOT $t.name ==[c] 'red').@count == tags.@count", "SUBQUERY(tags, $t, $t.rank > 2 AND $t.weight != nil).@count >= 1",
         "ANY tags.name ==[c] owner.name", "owner.name ==[c] 'åsa'", "owner.name LIKE[cd] 'a*'", "owner.name MATCHES '[Åa].*'",
         "tags.@count == 0 OR ALL tags.weight >= 1", "ANY owner.items.score > 99", "owner.items.@count == 0",
-        "owner.items.@max.score == 100", "NOT (ANY tags.name == 'red' AND ANY tags.name == 'blue')",
+        "owner.items.@max.score == 100", "SELF['score'] > 50", "NOT (ANY tags.name == 'red' AND ANY tags.name == 'blue')",
     ]
 
     @Test func sqlAndMemoryAgree() throws {

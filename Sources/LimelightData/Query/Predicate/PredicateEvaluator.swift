@@ -128,7 +128,10 @@ struct PredicateEvaluator {
             case .last: return items.last ?? nil
             case .size: return Int64(items.count)
             case .position(let position):
-                guard let offset = try value(position, object).flatMap(PredicateValues.integer), offset >= 0, offset < items.count else { return nil }
+                let index = try value(position, object)
+                // A string index reads a key, as `dictionary['key']` does.
+                if let key = index as? String { return try Self.value(forKey: key, of: try value(base, object)) }
+                guard let offset = index.flatMap(PredicateValues.integer), offset >= 0, offset < items.count else { return nil }
                 return items[Int(offset)]
             }
         case .subquery(let collection, let variable, let predicate):
@@ -164,6 +167,9 @@ struct PredicateEvaluator {
                 case "@max": return mapped.compactMap { $0 }.max { PredicateValues.compare($0, $1, options: []) == .orderedAscending }
                 case "@unionOfObjects": return mapped
                 case "@distinctUnionOfObjects": return try PredicateFunctions.evaluate("distinct:", [mapped])
+                case "@unionOfArrays", "@unionOfSets": return mapped.flatMap { PredicateValues.elements($0) ?? [$0] }
+                case "@distinctUnionOfArrays", "@distinctUnionOfSets":
+                    return try PredicateFunctions.evaluate("distinct:", [mapped.flatMap { PredicateValues.elements($0) ?? [$0] }])
                 default: throw PredicateEvaluationError("unknown collection operator \(component)")
                 }
             }

@@ -80,7 +80,9 @@ enum PredicatePrinter {
 
     private static func keyPath(_ path: String) -> String {
         path.split(separator: ".").map { component in
-            PredicateParser.reserved.contains(component.uppercased()) ? "#" + component : String(component)
+            // Reserved words and names that start like a number need the # escape to read back as keys.
+            let startsLikeAName = component.unicodeScalars.first.map(PredicateLexer.isIdentifierStart) ?? false
+            return PredicateParser.reserved.contains(component.uppercased()) || !startsLikeAName ? "#" + component : String(component)
         }.joined(separator: ".")
     }
 

@@ -32,6 +32,8 @@ extension SQLPredicateTranslator {
             }
             let (related, join) = try relatedRows(toMany.relationship, owner: toMany.scope)
             return Operand(sql: "(SELECT count(*) FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition))", kind: .number)
+        case .index(.evaluatedObject, .position(.constant(let key))) where key.value is String:
+            return try keyPathOperand([key.value as? String ?? ""], scope)
         case .index:
             throw Self.unsupported("\(PredicatePrinter.format(expression)): to-many relationships are sets in SQL, without a first, last or n-th element")
         case .function(let name, let args):
