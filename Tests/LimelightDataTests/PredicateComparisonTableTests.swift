@@ -183,6 +183,8 @@ import Testing
         .init("height > %f", [1.5], "height > 1.5", true),
         .init("age > 40 AND age < 50 AND height > 1 AND active == YES", [], "age > 40 AND age < 50 AND height > 1 AND active == YES", true),
         .init("NOT NOT age == 42", [], "NOT NOT age == 42", true),
+        .init("nickname == CAST('nan', 'NSNumber')", [], "nickname == nil", true),
+        .init("ratio != %f", [Double.nan], "ratio != nil", true),
     ]
 
     @Test(arguments: cases.indices)
