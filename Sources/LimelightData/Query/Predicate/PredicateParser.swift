@@ -13,21 +13,21 @@ import Foundation
 struct PredicateParser {
     static let maximumDepth = 100
 
-    private struct ParenthesizedAttempt {
+    struct ParenthesizedAttempt {
         var predicate: QueryPredicate?
         var position: Int
         var argumentIndex: Int
         var error: PredicateParseError?
     }
 
-    private let lexer: PredicateLexer
-    private var tokens: [PredicateToken] = []
-    private var position = 0
-    private var arguments: [Any?]
-    private var argumentIndex = 0
-    private var lexError: PredicateParseError?
-    private var depth = 0
-    private var parenthesizedAttempts: [Int: ParenthesizedAttempt] = [:]
+    let lexer: PredicateLexer
+    var tokens: [PredicateToken] = []
+    var position = 0
+    var arguments: [Any?]
+    var argumentIndex = 0
+    var lexError: PredicateParseError?
+    var depth = 0
+    var parenthesizedAttempts: [Int: ParenthesizedAttempt] = [:]
 
     init(format: String, arguments: [Any?]) {
         lexer = PredicateLexer(format)
@@ -51,9 +51,9 @@ struct PredicateParser {
 
     // MARK: Tokens
 
-    private var current: PredicateToken { tokens[min(position, tokens.count - 1)] }
+    var current: PredicateToken { tokens[min(position, tokens.count - 1)] }
 
-    private func failure(_ expected: String) -> PredicateParseError {
+    func failure(_ expected: String) -> PredicateParseError {
         let token = current
         let found: String
         switch token.kind {
@@ -69,27 +69,27 @@ struct PredicateParser {
     }
 
     /// Enters one level of nesting; deeper than `maximumDepth` is an error.
-    private mutating func descend() throws {
+    mutating func descend() throws {
+        guard depth < Self.maximumDepth else { throw failure("at most \(Self.maximumDepth) levels of nesting") }
         depth += 1
-        guard depth <= Self.maximumDepth else { throw failure("at most \(Self.maximumDepth) levels of nesting") }
     }
 
-    private func keyword(_ token: PredicateToken) -> String? {
+    func keyword(_ token: PredicateToken) -> String? {
         if case .identifier(let name) = token.kind { return name.uppercased() }
         return nil
     }
 
-    private mutating func accept(keyword word: String) -> Bool {
+    mutating func accept(keyword word: String) -> Bool {
         if keyword(current) == word { position += 1; return true }
         return false
     }
 
-    private mutating func accept(symbol: String) -> Bool {
+    mutating func accept(symbol: String) -> Bool {
         if case .symbol(let s) = current.kind, s == symbol { position += 1; return true }
         return false
     }
 
-    private mutating func expect(symbol: String) throws {
+    mutating func expect(symbol: String) throws {
         guard accept(symbol: symbol) else { throw failure("'\(symbol)'") }
     }
 
@@ -100,7 +100,7 @@ struct PredicateParser {
 
     // MARK: Predicates
 
-    private mutating func parseOr() throws -> QueryPredicate {
+    mutating func parseOr() throws -> QueryPredicate {
         try descend()
         defer { depth -= 1 }
         var parts = [try parseAnd()]
@@ -108,13 +108,13 @@ struct PredicateParser {
         return parts.count == 1 ? parts[0] : .or(parts)
     }
 
-    private mutating func parseAnd() throws -> QueryPredicate {
+    mutating func parseAnd() throws -> QueryPredicate {
         var parts = [try parseNot()]
         while accept(keyword: "AND") || accept(symbol: "&&") { parts.append(try parseNot()) }
         return parts.count == 1 ? parts[0] : .and(parts)
     }
 
-    private mutating func parseNot() throws -> QueryPredicate {
+    mutating func parseNot() throws -> QueryPredicate {
         if accept(keyword: "NOT") || accept(symbol: "!") {
             try descend()
             defer { depth -= 1 }
@@ -123,7 +123,7 @@ struct PredicateParser {
         return try parsePrimaryPredicate()
     }
 
-    private mutating func parsePrimaryPredicate() throws -> QueryPredicate {
+    mutating func parsePrimaryPredicate() throws -> QueryPredicate {
         if accept(keyword: "TRUEPREDICATE") { return .truePredicate }
         if accept(keyword: "FALSEPREDICATE") { return .falsePredicate }
         if case .symbol("(") = current.kind {
@@ -147,7 +147,7 @@ struct PredicateParser {
     }
 
     /// The predicate reading of the `(` at the current position, computed once per position.
-    private mutating func parenthesizedPredicate() throws -> ParenthesizedAttempt {
+    mutating func parenthesizedPredicate() throws -> ParenthesizedAttempt {
         let start = position
         if let known = parenthesizedAttempts[start] { return known }
         var attempt = ParenthesizedAttempt(position: start, argumentIndex: argumentIndex)
@@ -168,7 +168,7 @@ struct PredicateParser {
         return attempt
     }
 
-    private func startsComparisonOperator() -> Bool {
+    func startsComparisonOperator() -> Bool {
         switch current.kind {
         case .symbol(let s): return ["=", "==", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>", "+", "-", "*", "/", "**", "%", ".", "["].contains(s)
         case .identifier(let name):
@@ -178,7 +178,7 @@ struct PredicateParser {
         }
     }
 
-    private mutating func parseComparison() throws -> QueryPredicate {
+    mutating func parseComparison() throws -> QueryPredicate {
         var modifier = ComparisonPredicate.Modifier.direct
         var negate = false
         if accept(keyword: "ANY") || accept(keyword: "SOME") {
@@ -198,7 +198,7 @@ struct PredicateParser {
         return negate ? .not(predicate) : predicate
     }
 
-    private mutating func parseOperator() throws -> (ComparisonPredicate.Operator, Bool) {
+    mutating func parseOperator() throws -> (ComparisonPredicate.Operator, Bool) {
         let token = current
         switch token.kind {
         case .symbol(let s):
@@ -217,7 +217,7 @@ struct PredicateParser {
         throw failure("a comparison operator (==, !=, <, >, IN, CONTAINS, BEGINSWITH, ENDSWITH, LIKE, MATCHES, BETWEEN)")
     }
 
-    private mutating func parseOptions() throws -> ComparisonPredicate.Options {
+    mutating func parseOptions() throws -> ComparisonPredicate.Options {
         guard case .symbol("[") = current.kind else { return [] }
         let saved = position
         position += 1
@@ -235,243 +235,5 @@ struct PredicateParser {
         position += 1
         try expect(symbol: "]")
         return options
-    }
-
-    // MARK: Expressions
-
-    mutating func parseExpression() throws -> QueryExpression {
-        var result = try parseTerm()
-        let entered = depth
-        defer { depth = entered }
-        while true {
-            if accept(symbol: "+") { try descend(); result = .function("add:to:", [result, try parseTerm()]) }
-            else if accept(symbol: "-") { try descend(); result = .function("from:subtract:", [result, try parseTerm()]) }
-            else { return result }
-        }
-    }
-
-    private mutating func parseTerm() throws -> QueryExpression {
-        var result = try parsePower()
-        let entered = depth
-        defer { depth = entered }
-        while true {
-            if accept(symbol: "*") { try descend(); result = .function("multiply:by:", [result, try parsePower()]) }
-            else if accept(symbol: "/") { try descend(); result = .function("divide:by:", [result, try parsePower()]) }
-            else if accept(symbol: "%") { try descend(); result = .function("modulus:by:", [result, try parsePower()]) }
-            else { return result }
-        }
-    }
-
-    private mutating func parsePower() throws -> QueryExpression {
-        let base = try parseUnary()
-        if accept(symbol: "**") {
-            try descend()
-            defer { depth -= 1 }
-            return .function("raise:toPower:", [base, try parsePower()])
-        }
-        return base
-    }
-
-    private mutating func parseUnary() throws -> QueryExpression {
-        if accept(symbol: "-") {
-            try descend()
-            defer { depth -= 1 }
-            let operand = try parseUnary()
-            if case .constant(let constant) = operand, let number = constant.value as? Int64, number != .min { return .value(-number) }
-            if case .constant(let constant) = operand, let number = constant.value as? Double { return .value(-number) }
-            return .function("from:subtract:", [.value(Int64(0)), operand])
-        }
-        try descend()
-        defer { depth -= 1 }
-        return try parsePostfix(try parsePrimary())
-    }
-
-    private mutating func parsePostfix(_ base: QueryExpression) throws -> QueryExpression {
-        var result = base
-        let entered = depth
-        defer { depth = entered }
-        while true {
-            if case .symbol(".") = current.kind {
-                position += 1
-                let name = try keyName()
-                switch result {
-                case .keyPath(let path): result = .keyPath(path + "." + name)
-                case .evaluatedObject: result = .keyPath(name)
-                case .keyPathOf(let inner, let path): result = .keyPathOf(inner, path + "." + name)
-                default: result = .keyPathOf(result, name)
-                }
-            } else if case .symbol("[") = current.kind {
-                try descend()
-                position += 1
-                let index: QueryIndex
-                if accept(keyword: "FIRST") { index = .first }
-                else if accept(keyword: "LAST") { index = .last }
-                else if accept(keyword: "SIZE") { index = .size }
-                else { index = .position(try parseExpression()) }
-                try expect(symbol: "]")
-                result = .index(result, index)
-            } else {
-                return result
-            }
-        }
-    }
-
-    private mutating func keyName() throws -> String {
-        switch current.kind {
-        case .identifier(let name) where !Self.reserved.contains(name.uppercased()) || name.hasPrefix("@"):
-            position += 1
-            return name
-        case .escapedIdentifier(let name):
-            position += 1
-            return name
-        case .format("K"):
-            position += 1
-            return try keyPathArgument()
-        default:
-            throw failure("a key name")
-        }
-    }
-
-    private mutating func nextArgument() throws -> Any? {
-        guard argumentIndex < arguments.count else {
-            let token = tokens[max(0, position - 1)]
-            throw PredicateParseError(format: lexer.format, offset: lexer.characterOffset(token.offset), found: "a format specifier",
-                                      expected: "an argument for this format specifier (only \(arguments.count) given)")
-        }
-        defer { argumentIndex += 1 }
-        return arguments[argumentIndex]
-    }
-
-    /// The argument of a `%K`: a non-empty key path string.
-    private mutating func keyPathArgument() throws -> String {
-        let token = tokens[max(0, position - 1)]
-        let argument = try nextArgument()
-        guard let path = argument as? String ?? (argument as? Substring).map(String.init), !path.isEmpty else {
-            throw PredicateParseError(format: lexer.format, offset: lexer.characterOffset(token.offset),
-                                      found: argument.map { "\(type(of: $0)) \($0)" } ?? "nil",
-                                      expected: "a key path string for %K (argument \(argumentIndex))")
-        }
-        return path
-    }
-
-    private mutating func parseArguments() throws -> [QueryExpression] {
-        try expect(symbol: "(")
-        var items: [QueryExpression] = []
-        if accept(symbol: ")") { return items }
-        repeat { items.append(try parseExpression()) } while accept(symbol: ",")
-        try expect(symbol: ")")
-        return items
-    }
-
-    private mutating func parsePrimary() throws -> QueryExpression {
-        let token = current
-        switch token.kind {
-        case .integer(let value, _):
-            position += 1
-            return .value(value)
-        case .real(let value, _):
-            position += 1
-            return .value(value)
-        case .string(let text):
-            position += 1
-            return .value(text)
-        case .variable(let name):
-            position += 1
-            return .variable(name)
-        case .escapedIdentifier(let name):
-            position += 1
-            return .keyPath(name)
-        case .format(let letter):
-            position += 1
-            if letter == "K" { return .keyPath(try keyPathArgument()) }
-            let argument = try nextArgument()
-            switch letter {
-            case "@":
-                // A collection argument is a list of constants, as `{…}` is (IN %@, BETWEEN %@).
-                if let argument, !(argument is String), let items = PredicateValues.elements(argument) {
-                    return .aggregate(items.map { .value($0) })
-                }
-                return .value(argument)
-            case "d", "i", "u", "x", "X", "c": return .value(argument.flatMap { PredicateValues.integer($0) } ?? argument)
-            case "f", "F", "e", "g", "E", "G", "a", "A": return .value(argument.flatMap { PredicateValues.double($0) } ?? argument)
-            default: return .value(argument.map { "\($0)" })
-            }
-        case .symbol("("):
-            position += 1
-            try descend()
-            defer { depth -= 1 }
-            let inner = try parseExpression()
-            try expect(symbol: ")")
-            return inner
-        case .symbol("{"):
-            position += 1
-            var items: [QueryExpression] = []
-            if !accept(symbol: "}") {
-                repeat { items.append(try parseExpression()) } while accept(symbol: ",")
-                try expect(symbol: "}")
-            }
-            return .aggregate(items)
-        case .identifier(let name):
-            return try parseNamed(name)
-        default:
-            throw failure("a value, key path or function")
-        }
-    }
-
-    private mutating func parseNamed(_ name: String) throws -> QueryExpression {
-        let upper = name.uppercased()
-        switch upper {
-        case "SELF": position += 1; return .evaluatedObject
-        case "NULL", "NIL": position += 1; return .value(nil)
-        case "TRUE", "YES": position += 1; return .value(true)
-        case "FALSE", "NO": position += 1; return .value(false)
-        case "ANYKEY": position += 1; return .anyKey
-        case "SUBQUERY":
-            position += 1
-            try expect(symbol: "(")
-            let collection = try parseExpression()
-            try expect(symbol: ",")
-            guard case .variable(let variable) = current.kind else { throw failure("a $variable") }
-            position += 1
-            try expect(symbol: ",")
-            let predicate = try parseOr()
-            try expect(symbol: ")")
-            return .subquery(collection: collection, variable: variable, predicate: predicate)
-        case "TERNARY":
-            position += 1
-            try expect(symbol: "(")
-            let condition = try parseOr()
-            try expect(symbol: ",")
-            let yes = try parseExpression()
-            try expect(symbol: ",")
-            let no = try parseExpression()
-            try expect(symbol: ")")
-            return .conditional(condition, yes, no)
-        case "FUNCTION":
-            position += 1
-            return .function("FUNCTION", try parseArguments())
-        case "CAST":
-            position += 1
-            let arguments = try parseArguments()
-            // CAST of a constant is folded, so a printed date (CAST(12.0, "NSDate")) reads back as the date.
-            if arguments.count == 2, case .constant(let value) = arguments[0], case .constant(let type) = arguments[1],
-               let typeName = type.value as? String, let cast = try? PredicateFunctions.cast(value.value, to: typeName) {
-                return .value(cast)
-            }
-            return .function("CAST", arguments)
-        default:
-            break
-        }
-        if Self.reserved.contains(upper) { throw failure("a value, key path or function") }
-        position += 1
-        if case .symbol("(") = current.kind {
-            guard let selector = PredicateFunctions.selector(for: name) else {
-                throw PredicateParseError(format: lexer.format, offset: lexer.characterOffset(tokens[position - 1].offset),
-                                          found: "'\(name)'", expected: "a known function")
-            }
-            return .function(selector, try parseArguments())
-        }
-        if name.contains(":") { throw failure("'(' after the function \(name)") }
-        return .keyPath(name)
     }
 }
