@@ -70,8 +70,10 @@ final class FuzzStore {
         let fromSQL: Set<ManagedObjectID>
         do {
             fromSQL = Set(try context.fetch(FetchRequest(entityName: "Item", predicate: predicate)).map(\.objectID))
-        } catch is PersistenceError {
-            return .refusedBySQL
+        } catch let error as PersistenceError {
+            // A refusal must name what SQL cannot say.
+            return "\(error)".contains("cannot be said in SQL") || "\(error)".contains("type mismatch")
+                ? .refusedBySQL : .mismatch("SQL refused without naming the part: \(error)")
         } catch {
             return .mismatch("SQL threw \(type(of: error)): \(error)")
         }
