@@ -45,7 +45,8 @@ struct PredicateLexer {
     }
 
     static func isIdentifierStart(_ c: Unicode.Scalar) -> Bool {
-        c == "_" || c == "@" || (c.properties.isAlphabetic && !c.properties.numericType.isSomething)
+        // Letters that are also numbers (Roman numerals) only continue a name, like digits.
+        c == "_" || c == "@" || (c.properties.isAlphabetic && c.properties.numericType == nil)
     }
 
     static func isIdentifierContinuation(_ c: Unicode.Scalar) -> Bool {
@@ -280,8 +281,4 @@ struct PredicateLexer {
         guard let value = Double(text) else { throw error(start, expected: "a number") }
         return PredicateToken(kind: .real(value, text: text), offset: start)
     }
-}
-
-private extension Unicode.NumericType? {
-    var isSomething: Bool { self != nil }
 }
