@@ -11,7 +11,7 @@ import Testing
         ("NONE tags.rank == 1", ["NOT coalesce((EXISTS"]), ("tags.@count > 2", ["(SELECT count(*) FROM ZTAG"]),
         ("sum:(tags.weight) > 1", ["(SELECT total("]), ("tags.@avg.weight > 1", ["(SELECT avg("]), ("tags.@max.rank > 1", ["(SELECT max("]),
         ("name MATCHES[c] 'x'", ["LL_MATCHES(t0.ZNAME, ?, 1)"]), ("name MATCHES[d] 'x'", ["LL_MATCHES(LL_FOLD(t0.ZNAME, 2), ?, 0)"]),
-        ("name LIKE 'a*'", ["GLOB ?"]), ("sqrt(score) > 1", ["LL_MATH('sqrt', t0.ZSCORE)"]), ("score ** 2 > 1", ["LL_MATH('pow'"]),
+        ("name LIKE 'a*'", ["GLOB ?"]), ("name LIKE[c] owner.name", ["LL_LIKE(LL_FOLD(t0.ZNAME, 1), LL_FOLD((SELECT"]), ("sqrt(score) > 1", ["LL_MATH('sqrt', t0.ZSCORE)"]), ("score ** 2 > 1", ["LL_MATH('pow'"]),
         ("uppercase(name) == 'X'", ["LL_UPPER(t0.ZNAME)"]), ("bitwiseAnd:with:(score, 1) == 1", ["(t0.ZSCORE & ?)"]),
         ("SUBQUERY(tags, $t, $t.name == 'x').@count > 0", ["(SELECT count(*) FROM ZTAG"]), ("owner.name == 'x'", ["(SELECT t1.ZNAME FROM ZOWNER t1 WHERE t1.Z_PK = t0.ZOWNER)"]),
         ("ANY owner.items.score > 1", ["= t0.ZOWNER"]), ("tags[SIZE] == 2", ["(SELECT count(*)"]), ("score / 2 > 1", ["CAST(t0.ZSCORE AS REAL) / ?"]),

@@ -82,7 +82,9 @@ extension SQLPredicateTranslator {
             return "instr(\(fold(r)), \(fold(l))) > 0"
         case .like:
             guard case .constant(let constant) = c.right, let pattern = constant.value as? String else {
-                throw Self.unsupported("LIKE with a pattern that is not a constant string")
+                // A pattern from the store goes through the same matcher memory uses.
+                bindings += left.bindings + right.bindings
+                return "LL_LIKE(\(fold(l)), \(fold(r)))"
             }
             let folded = StringFolding.fold(pattern, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0)
             bindings += left.bindings + [.text(Self.globPattern(fromLike: folded))]

@@ -8,6 +8,7 @@ import CSQLite
 ///   ASCII-only).
 /// - `LL_MATCHES(text, pattern, caseInsensitive)` and `REGEXP(pattern, text)`: whole-string ICU
 ///   regular expressions.
+/// - `LL_LIKE(text, pattern)`: LIKE with `*` and `?` when the pattern comes from the store.
 /// - `LL_UPPER`, `LL_LOWER`: Unicode case mapping (SQLite's upper/lower are ASCII-only).
 /// - `LL_MATH(name, x [, y])`: sqrt, log (base 10), ln, exp, floor, ceiling, trunc, pow, which
 ///   SQLite has only when built with its math functions.
@@ -39,6 +40,13 @@ enum SQLiteFunctions {
             guard let args, let pattern = SQLiteFunctions.text(args[0]), let subject = SQLiteFunctions.text(args[1]) else { sqlite3_result_int(context, 0); return }
             SQLiteFunctions.match(context, subject, pattern, caseInsensitive: false)
         }, nil, nil, nil), "REGEXP")
+        try check(sqlite3_create_function_v2(db, "LL_LIKE", 2, flags, nil, { context, _, args in
+            guard let args, let subject = SQLiteFunctions.text(args[0]), let pattern = SQLiteFunctions.text(args[1]) else {
+                sqlite3_result_int(context, 0)
+                return
+            }
+            sqlite3_result_int(context, StringFolding.like(subject, pattern: pattern) ? 1 : 0)
+        }, nil, nil, nil), "LL_LIKE")
         for (name, upper) in [("LL_UPPER", 1), ("LL_LOWER", 0)] {
             try check(sqlite3_create_function_v2(db, name, 1, flags, UnsafeMutableRawPointer(bitPattern: 0x10 + upper), { context, _, args in
                 guard let args, let value = SQLiteFunctions.text(args[0]) else { sqlite3_result_null(context); return }
