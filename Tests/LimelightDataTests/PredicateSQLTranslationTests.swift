@@ -14,7 +14,8 @@ import Testing
         ("name LIKE 'a*'", ["GLOB ?"]), ("name LIKE[c] owner.name", ["LL_LIKE(LL_FOLD(t0.ZNAME, 1), LL_FOLD((SELECT"]), ("sqrt(score) > 1", ["LL_MATH('sqrt', t0.ZSCORE)"]), ("score ** 2 > 1", ["LL_MATH('pow'"]),
         ("uppercase(name) == 'X'", ["LL_UPPER(t0.ZNAME)"]), ("bitwiseAnd:with:(score, 1) == 1", ["(t0.ZSCORE & ?)"]),
         ("SUBQUERY(tags, $t, $t.name == 'x').@count > 0", ["(SELECT count(*) FROM ZTAG"]), ("owner.name == 'x'", ["(SELECT t1.ZNAME FROM ZOWNER t1 WHERE t1.Z_PK = t0.ZOWNER)"]),
-        ("ANY owner.items.score > 1", ["= t0.ZOWNER"]), ("tags[SIZE] == 2", ["(SELECT count(*)"]), ("score / 2 > 1", ["CAST(t0.ZSCORE AS REAL) / ?"]),
+        ("ANY owner.items.score > 1", ["= t0.ZOWNER"]),
+        ("SUBQUERY(owner.items, $i, $i.score > 90).@count > 1", ["(SELECT count(*) FROM ZITEM", "= t0.ZOWNER"]), ("tags[SIZE] == 2", ["(SELECT count(*)"]), ("score / 2 > 1", ["CAST(t0.ZSCORE AS REAL) / ?"]),
         ("TERNARY(flag == YES, score, 0) > 1", ["CASE WHEN"]), ("'red' IN tags.name", ["EXISTS"]), ("SELF['score'] > 1", ["t0.ZSCORE > ?"]),
     ]
 

@@ -39,6 +39,8 @@ struct FuzzGrammar {
                 : "\(modifier) tags.weight \(random.pick(["<", ">", "==", "!="])) \(number(depth: 2))"
         case 9:
             return "SUBQUERY(tags, $t, $t.weight \(random.pick([">", "<", "=="])) \(Int.random(in: 0...5, using: &random)) OR $t.name ==[c] 'red').@count \(random.pick(["==", ">", "<"])) \(Int.random(in: 0...3, using: &random))"
+        case 10 where random.chance(30):
+            return "SUBQUERY(owner.items, $i, $i.score > \(Int.random(in: 0...100, using: &random))).@count \(random.pick([">", "=="])) \(Int.random(in: 0...20, using: &random))"
         case 10: return "\(random.pick(["owner", "name", "created", "owner.name"])) \(random.pick(["==", "!="])) nil"
         default: return random.pick(["TRUEPREDICATE", "FALSEPREDICATE", "flag == YES", "flag != NO", "SELF == SELF",
                                      "created > CAST(\(Int.random(in: 0...2_000_000, using: &random)), 'NSDate')",
