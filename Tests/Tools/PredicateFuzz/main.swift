@@ -108,6 +108,8 @@ do {
     print("seed \(options.seed): \(counts.tried) inputs in \(String(format: "%.1f", elapsed)) s (\(Int(Double(counts.tried) / max(elapsed, 0.001)))/s)")
     print("parsed \(counts.parsed), round trips \(counts.roundTrips), evaluated \(counts.evaluated), SQL agreed with memory \(counts.sqlAgreed), refused by SQL \(counts.sqlRefused)")
     for failure in counts.failures { print("FAILURE \(failure)") }
+    // exit() skips deinitializers, so the store's folder goes now.
+    try? FileManager.default.removeItem(at: store.folder)
     exit(counts.failures.isEmpty ? 0 : 1)
 } catch let error as UsageError {
     FileHandle.standardError.write(Data("limelight-predicate-fuzz: \(error.message)\nusage: limelight-predicate-fuzz [--seconds N | --iterations N] [--seed N]\n".utf8))
