@@ -74,6 +74,8 @@ let package = Package(
         ),
         // Saves in a loop until killed, for the marker crash test.
         .executableTarget(name: "limelight-stress", dependencies: ["LimelightData"], path: "Tests/Tools/MarkerStress"),
+        // Random and mutated format strings against the predicate parser, evaluator and SQL, for a time or a count.
+        .executableTarget(name: "limelight-predicate-fuzz", dependencies: ["LimelightData"], path: "Tests/Tools/PredicateFuzz"),
         .testTarget(name: "LimelightDataTests", dependencies: ["LimelightData"]),
         .testTarget(name: "LimelightSearchTests", dependencies: ["LimelightSearch"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LimelightData"]),

@@ -26,61 +26,80 @@ struct PredicateEvaluator {
         case .direct:
             return try compare(left, right, comparison)
         case .any:
-            guard let items = PredicateValues.elements(left) else { return try compare(left, right, comparison) }
+            guard let items = Self.flattened(left) else { return try compare(left, right, comparison) }
             for item in items where try compare(item, right, comparison) { return true }
             return false
         case .all:
-            guard let items = PredicateValues.elements(left) else { return try compare(left, right, comparison) }
+            guard let items = Self.flattened(left) else { return try compare(left, right, comparison) }
             for item in items where try !compare(item, right, comparison) { return false }
             return true
         }
     }
 
+    /// The elements ANY/ALL range over: a key path through two to-manys gives a collection of
+    /// collections, which counts as one flat collection (as the SQL join does).
+    static func flattened(_ value: Any?) -> [Any?]? {
+        guard let items = PredicateValues.elements(value) else { return nil }
+        guard items.contains(where: { PredicateValues.elements($0) != nil }) else { return items }
+        return items.flatMap { PredicateValues.elements($0) ?? [$0] }
+    }
+
     func compare(_ left: Any?, _ right: Any?, _ comparison: ComparisonPredicate) throws -> Bool {
         let options = comparison.options
-        switch comparison.operatorType {
+        let op = comparison.operatorType
+        switch op {
         case .equal: return PredicateValues.equal(left, right, options: options)
         case .notEqual: return !PredicateValues.equal(left, right, options: options)
-        case .lessThan: return PredicateValues.compare(left, right, options: options) == .orderedAscending
-        case .lessThanOrEqual: return [.orderedAscending, .orderedSame].contains(PredicateValues.compare(left, right, options: options))
-        case .greaterThan: return PredicateValues.compare(left, right, options: options) == .orderedDescending
-        case .greaterThanOrEqual: return [.orderedDescending, .orderedSame].contains(PredicateValues.compare(left, right, options: options))
+        case .lessThan: return try order(left, right, op, options) == .orderedAscending
+        case .lessThanOrEqual: return [.orderedAscending, .orderedSame].contains(try order(left, right, op, options))
+        case .greaterThan: return try order(left, right, op, options) == .orderedDescending
+        case .greaterThanOrEqual: return [.orderedDescending, .orderedSame].contains(try order(left, right, op, options))
         case .between:
             guard let bounds = PredicateValues.elements(right), bounds.count == 2 else {
-                throw PredicateEvaluationError("BETWEEN needs {low, high} on its right side")
+                throw PredicateEvaluationError("BETWEEN needs {low, high} as its right operand, got \(PredicateValues.describe(right))")
             }
-            guard let low = PredicateValues.compare(left, bounds[0], options: options),
-                  let high = PredicateValues.compare(left, bounds[1], options: options) else { return false }
+            guard let low = try order(left, bounds[0], op, options), let high = try order(left, bounds[1], op, options) else { return false }
             return low != .orderedAscending && high != .orderedDescending
         case .in:
-            if let items = PredicateValues.elements(right) {
+            if let right, !(right is String), let items = PredicateValues.elements(right) {
                 return items.contains { PredicateValues.equal(left, $0, options: options) }
             }
-            guard let needle = left as? String, let haystack = right as? String else { return false }
-            return StringFolding.fold(haystack, options).contains(StringFolding.fold(needle, options))
+            return try strings(left, right, op, options) { StringFolding.contains($1, $0) }
         case .contains:
-            if let items = PredicateValues.elements(left) {
+            if let left, !(left is String), let items = PredicateValues.elements(left) {
                 return items.contains { PredicateValues.equal($0, right, options: options) }
             }
-            return try strings(left, right, options) { $0.contains($1) }
-        case .beginsWith: return try strings(left, right, options) { $0.hasPrefix($1) }
-        case .endsWith: return try strings(left, right, options) { $0.hasSuffix($1) }
-        case .like: return try strings(left, right, options) { StringFolding.like($0, pattern: $1) }
+            return try strings(left, right, op, options) { StringFolding.contains($0, $1) }
+        case .beginsWith: return try strings(left, right, op, options) { StringFolding.hasPrefix($0, $1) }
+        case .endsWith: return try strings(left, right, op, options) { StringFolding.hasSuffix($0, $1) }
+        case .like: return try strings(left, right, op, options) { StringFolding.like($0, pattern: $1) }
         case .matches:
-            guard let text = left as? String else { return false }
-            guard let pattern = right as? String else { throw PredicateEvaluationError("MATCHES needs a pattern string on its right side") }
-            var regexOptions: NSRegularExpression.Options = []
-            if options.contains(.caseInsensitive) { regexOptions.insert(.caseInsensitive) }
-            guard let regex = try? NSRegularExpression(pattern: "^(?:\(pattern))$", options: regexOptions) else {
-                throw PredicateEvaluationError("MATCHES: '\(pattern)' is not a valid regular expression")
-            }
+            guard let left, let right else { return false }
+            guard let text = left as? String else { throw Self.mismatch("left", of: op, left, wanted: "a string") }
+            guard let pattern = right as? String else { throw Self.mismatch("right", of: op, right, wanted: "a pattern string") }
             let subject = options.contains(.diacriticInsensitive) ? StringFolding.fold(text, caseInsensitive: false, diacriticInsensitive: true) : text
-            return regex.firstMatch(in: subject, range: NSRange(subject.startIndex..., in: subject)) != nil
+            return try RegularExpressionMatching.matches(subject, pattern: pattern, caseInsensitive: options.contains(.caseInsensitive))
         }
     }
 
-    private func strings(_ left: Any?, _ right: Any?, _ options: ComparisonPredicate.Options, _ test: (String, String) -> Bool) throws -> Bool {
-        guard let text = left as? String, let other = right as? String else { return false }
+    /// The order of two values; nil when either is nil; a typed error when they cannot be ordered.
+    private func order(_ left: Any?, _ right: Any?, _ op: ComparisonPredicate.Operator, _ options: ComparisonPredicate.Options) throws -> ComparisonResult? {
+        guard let left, let right else { return nil }
+        if let result = PredicateValues.compare(left, right, options: options) { return result }
+        if let l = left as? Double, l.isNaN { return nil }
+        if let r = right as? Double, r.isNaN { return nil }
+        throw PredicateEvaluationError("\(op.rawValue) cannot order the left operand, \(PredicateValues.describe(left)), against the right operand, \(PredicateValues.describe(right))")
+    }
+
+    static func mismatch(_ side: String, of op: ComparisonPredicate.Operator, _ value: Any?, wanted: String) -> PredicateEvaluationError {
+        PredicateEvaluationError("the \(side) operand of \(op.rawValue) must be \(wanted), got \(PredicateValues.describe(value))")
+    }
+
+    private func strings(_ left: Any?, _ right: Any?, _ op: ComparisonPredicate.Operator, _ options: ComparisonPredicate.Options,
+                         _ test: (String, String) -> Bool) throws -> Bool {
+        guard let left, let right else { return false }
+        guard let text = left as? String else { throw Self.mismatch("left", of: op, left, wanted: op == .contains ? "a string or a collection" : "a string") }
+        guard let other = right as? String else { throw Self.mismatch("right", of: op, right, wanted: op == .in ? "a string or a collection" : "a string") }
         return test(StringFolding.fold(text, options), StringFolding.fold(other, options))
     }
 
@@ -109,7 +128,10 @@ struct PredicateEvaluator {
             case .last: return items.last ?? nil
             case .size: return Int64(items.count)
             case .position(let position):
-                guard let offset = try value(position, object).flatMap(PredicateValues.integer), offset >= 0, offset < items.count else { return nil }
+                let index = try value(position, object)
+                // A string index reads a key, as `dictionary['key']` does.
+                if let key = index as? String { return try Self.value(forKey: key, of: try value(base, object)) }
+                guard let offset = index.flatMap(PredicateValues.integer), offset >= 0, offset < items.count else { return nil }
                 return items[Int(offset)]
             }
         case .subquery(let collection, let variable, let predicate):
@@ -145,6 +167,9 @@ struct PredicateEvaluator {
                 case "@max": return mapped.compactMap { $0 }.max { PredicateValues.compare($0, $1, options: []) == .orderedAscending }
                 case "@unionOfObjects": return mapped
                 case "@distinctUnionOfObjects": return try PredicateFunctions.evaluate("distinct:", [mapped])
+                case "@unionOfArrays", "@unionOfSets": return mapped.flatMap { PredicateValues.elements($0) ?? [$0] }
+                case "@distinctUnionOfArrays", "@distinctUnionOfSets":
+                    return try PredicateFunctions.evaluate("distinct:", [mapped.flatMap { PredicateValues.elements($0) ?? [$0] }])
                 default: throw PredicateEvaluationError("unknown collection operator \(component)")
                 }
             }
@@ -152,13 +177,21 @@ struct PredicateEvaluator {
                 current = try items.map { try keyPath(component, of: $0) } as [Any?]
                 continue
             }
-            current = value(forKey: component, of: current)
+            current = try value(forKey: component, of: current)
         }
         return current
     }
 
-    static func value(forKey key: String, of object: Any?) -> Any? {
+    /// The value of one key. On a managed object a key no entity of its inheritance tree has is an
+    /// error naming the entity and the key (the same error SQL translation gives).
+    static func value(forKey key: String, of object: Any?) throws -> Any? {
         switch object {
+        case let managed as ManagedObject:
+            if managed.entity.property(named: key) == nil,
+               !managed.entity.rootEntity.selfAndDescendants.contains(where: { $0.property(named: key) != nil }) {
+                throw PredicateEvaluationError("entity \(managed.entity.name) has no property '\(key)'")
+            }
+            return managed.value(forKey: key)
         case let readable as KeyValueCodingReadable: return readable.value(forKey: key)
         case let dictionary as [String: Any?]: return dictionary[key] ?? nil
         case let dictionary as [String: Any]: return dictionary[key]

@@ -12,7 +12,8 @@ enum PredicateFunctions {
         var table: [String: String] = [:]
         for name in names {
             table[name] = name
-            table[String(name.prefix { $0 != ":" })] = name
+            let short = String(name.prefix { $0 != ":" })
+            if table[short] == nil { table[short] = name }
         }
         table["average"] = "average:"
         return table
@@ -25,19 +26,54 @@ enum PredicateFunctions {
         "sqrt:", "log:", "ln:", "exp:", "floor:", "ceiling:", "abs:", "trunc:", "bitwiseAnd:with:", "bitwiseOr:with:",
         "bitwiseXor:with:", "leftshift:by:", "rightshift:by:", "onesComplement:", "uppercase:", "lowercase:", "length:"]
 
+    /// Infix spellings, so errors name the operand the way it was written.
+    static let infixSymbols = ["add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/",
+                               "modulus:by:": "%%", "raise:toPower:": "**"]
+
+    /// Which operand an error is about: "the left operand of +", "argument 2 of bitwiseAnd:with:".
+    static func operandName(_ index: Int, of name: String) -> String {
+        if let symbol = infixSymbols[name] { return "the \(index == 0 ? "left" : "right") operand of \(symbol)" }
+        return "argument \(index + 1) of \(name)"
+    }
+
+    /// Calls the function; a NaN result (a domain error such as sqrt(-1)) is nil, as SQLite makes
+    /// it NULL, so memory and SQL agree.
     static func evaluate(_ name: String, _ args: [Any?]) throws -> Any? {
+        let result = try call(name, args)
+        if let double = result as? Double, double.isNaN { return nil }
+        return result
+    }
+
+    private static func call(_ name: String, _ args: [Any?]) throws -> Any? {
         if nilPropagating.contains(name), args.contains(where: { $0 == nil }) { return nil }
         func number(_ index: Int) throws -> Double {
-            guard index < args.count, let value = args[index], let number = PredicateValues.double(value) else {
-                throw PredicateEvaluationError("\(name) needs a number as argument \(index + 1), got \(index < args.count ? String(describing: args[index] ?? "nil") : "nothing")")
+            guard index < args.count else { throw PredicateEvaluationError("\(name) needs \(index + 1) arguments, got \(args.count)") }
+            guard let value = args[index], let number = PredicateValues.double(value) else {
+                throw PredicateEvaluationError("\(operandName(index, of: name)) must be a number, got \(PredicateValues.describe(args[index]))")
             }
             return number
         }
         func integer(_ index: Int) throws -> Int64 {
-            guard index < args.count, let value = args[index], let number = PredicateValues.integer(value) else {
-                throw PredicateEvaluationError("\(name) needs an integer as argument \(index + 1)")
+            guard index < args.count else { throw PredicateEvaluationError("\(name) needs \(index + 1) arguments, got \(args.count)") }
+            guard let value = args[index], let double = PredicateValues.double(value) else {
+                throw PredicateEvaluationError("\(operandName(index, of: name)) must be an integer, got \(PredicateValues.describe(args[index]))")
             }
-            return number
+            // Like SQLite, a real operand of an integer operator is truncated toward zero.
+            if let exact = PredicateValues.integer(value) { return exact }
+            guard double.isFinite, abs(double) < 9.2e18 else {
+                throw PredicateEvaluationError("\(operandName(index, of: name)) is out of the 64-bit integer range")
+            }
+            return Int64(double.rounded(.towardZero))
+        }
+        /// Exact 64-bit arithmetic when both operands are integers, falling back to a double on
+        /// overflow (what SQLite does).
+        func arithmetic(_ exact: (Int64, Int64) -> (partialValue: Int64, overflow: Bool), _ real: (Double, Double) -> Double) throws -> Any {
+            let a = try number(0), b = try number(1)
+            if let x = args[0].flatMap(PredicateValues.exactInteger), let y = args[1].flatMap(PredicateValues.exactInteger) {
+                let (value, overflow) = exact(x, y)
+                if !overflow { return value }
+            }
+            return real(a, b)
         }
         func numbers() throws -> [Double] {
             let items = args.count == 1 ? (PredicateValues.elements(args[0]) ?? args) : args
@@ -52,17 +88,20 @@ enum PredicateFunctions {
                 ? Int64(value) as Any : value as Any
         }
         switch name {
-        case "add:to:": return numeric(try number(0) + number(1), like: args)
-        case "from:subtract:": return numeric(try number(0) - number(1), like: args)
-        case "multiply:by:": return numeric(try number(0) * number(1), like: args)
+        case "add:to:": return try arithmetic({ $0.addingReportingOverflow($1) }, +)
+        case "from:subtract:": return try arithmetic({ $0.subtractingReportingOverflow($1) }, -)
+        case "multiply:by:": return try arithmetic({ $0.multipliedReportingOverflow(by: $1) }, *)
         case "divide:by:":
-            let divisor = try number(1)
-            guard divisor != 0 else { throw PredicateEvaluationError("divide:by: divides by zero") }
-            return try number(0) / divisor
+            // Division by zero has no value (SQLite gives NULL) rather than stopping the fetch.
+            let dividend = try number(0), divisor = try number(1)
+            return divisor == 0 ? nil : dividend / divisor
         case "modulus:by:":
-            let divisor = try integer(1)
-            guard divisor != 0 else { throw PredicateEvaluationError("modulus:by: divides by zero") }
-            return try integer(0) % divisor
+            let dividend = try integer(0), divisor = try integer(1)
+            guard divisor != 0 else { return nil }
+            let (remainder, overflow) = dividend.remainderReportingOverflow(dividingBy: divisor)
+            let result = overflow ? 0 : remainder
+            // SQLite answers with a real when either operand is real.
+            return args.allSatisfy({ $0.flatMap(PredicateValues.exactInteger) != nil }) ? result as Any : Double(result) as Any
         case "raise:toPower:": return pow(try number(0), try number(1))
         case "sum:": return numeric(try numbers().reduce(0, +), like: PredicateValues.elements(args.first ?? nil) ?? args)
         case "count:": return Int64((args.count == 1 ? PredicateValues.elements(args[0]) ?? args : args).count)
@@ -91,16 +130,23 @@ enum PredicateFunctions {
         case "exp:": return exp(try number(0))
         case "floor:": return floor(try number(0))
         case "ceiling:": return ceil(try number(0))
-        case "abs:": return numeric(abs(try number(0)), like: args)
+        case "abs:":
+            if let exact = args[0].flatMap(PredicateValues.exactInteger), exact != .min { return abs(exact) }
+            return abs(try number(0))
         case "trunc:": return trunc(try number(0))
         case "uppercase:": return (args.first ?? nil).map { "\($0)".uppercased() }
         case "lowercase:": return (args.first ?? nil).map { "\($0)".lowercased() }
         case "length:":
             guard let value = args.first ?? nil else { return nil }
-            return Int64((value as? String)?.count ?? PredicateValues.elements(value)?.count ?? 0)
+            // Unicode scalars, which is what SQLite's length() counts.
+            if let string = value as? String { return Int64(string.unicodeScalars.count) }
+            if let items = PredicateValues.elements(value) { return Int64(items.count) }
+            return Int64("\(value)".unicodeScalars.count)
         case "now": return Date()
         case "random": return Double.random(in: 0..<1)
         case "random:", "randomn:": return Int64.random(in: 0..<max(1, try integer(0)))
+        case "FUNCTION":
+            throw PredicateEvaluationError("FUNCTION(…) calls an Objective-C method, which does not exist here; use a built-in function")
         case "bitwiseAnd:with:": return try integer(0) & integer(1)
         case "bitwiseOr:with:": return try integer(0) | integer(1)
         case "bitwiseXor:with:": return try integer(0) ^ integer(1)

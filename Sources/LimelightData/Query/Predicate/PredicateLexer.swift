@@ -6,7 +6,8 @@ struct PredicateToken: Equatable {
         case identifier(String)       // key path component or keyword, as written
         case escapedIdentifier(String) // #keyword: always a key
         case string(String)
-        case number(Double, isInteger: Bool, text: String)
+        case integer(Int64, text: String)
+        case real(Double, text: String)
         case variable(String)
         case format(Character)         // %@ %K %d %i %f %s …
         case symbol(String)            // operators and punctuation
@@ -14,104 +15,98 @@ struct PredicateToken: Equatable {
     }
 
     let kind: Kind
+    /// Offset in Unicode scalars; errors convert it to characters.
     let offset: Int
 }
 
 /// Splits a format string into tokens. Never traps: malformed input becomes an error.
+///
+/// The lexer walks Unicode scalars rather than characters, so a combining mark after a quote or a
+/// backslash cannot glue itself to that delimiter and change where a string ends.
 struct PredicateLexer {
-    let characters: [Character]
+    let scalars: [Unicode.Scalar]
     let format: String
 
     init(_ format: String) {
         self.format = format
-        self.characters = Array(format)
+        self.scalars = Array(format.unicodeScalars)
+    }
+
+    /// The character offset of a scalar offset, which is what error messages report.
+    func characterOffset(_ scalarOffset: Int) -> Int {
+        let clamped = max(0, min(scalarOffset, scalars.count))
+        let index = format.unicodeScalars.index(format.unicodeScalars.startIndex, offsetBy: clamped)
+        return format.distance(from: format.startIndex, to: index)
     }
 
     func error(_ offset: Int, expected: String) -> PredicateParseError {
-        let found = offset < characters.count ? "'\(characters[offset])'" : "end of string"
-        return PredicateParseError(format: format, offset: offset, found: found, expected: expected)
+        let found = offset < scalars.count ? "'\(Character(scalars[offset]))'" : "end of string"
+        return PredicateParseError(format: format, offset: characterOffset(offset), found: found, expected: expected)
     }
+
+    static func isIdentifierStart(_ c: Unicode.Scalar) -> Bool {
+        // Letters that are also numbers (Roman numerals) only continue a name, like digits.
+        c == "_" || c == "@" || (c.properties.isAlphabetic && c.properties.numericType == nil)
+    }
+
+    static func isIdentifierContinuation(_ c: Unicode.Scalar) -> Bool {
+        if c == "_" || c == "@" || c.properties.isAlphabetic { return true }
+        if ("0"..."9").contains(c) { return true }
+        switch c.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber: return true
+        default: return false
+        }
+    }
+
+    static func isDigit(_ c: Unicode.Scalar?) -> Bool { c.map { ("0"..."9").contains($0) } ?? false }
 
     func tokenize() throws -> [PredicateToken] {
         var tokens: [PredicateToken] = []
         var i = 0
-        let count = characters.count
-        func peek(_ offset: Int = 0) -> Character? { i + offset < count ? characters[i + offset] : nil }
+        let count = scalars.count
+        func peek(_ offset: Int = 0) -> Unicode.Scalar? { i + offset < count ? scalars[i + offset] : nil }
         while i < count {
-            let c = characters[i]
-            if c.isWhitespace { i += 1; continue }
+            let c = scalars[i]
+            if c.properties.isWhitespace { i += 1; continue }
             let start = i
             if c == "\"" || c == "'" {
-                i += 1
-                var text = ""
-                var closed = false
-                while i < count {
-                    let d = characters[i]
-                    if d == c { closed = true; i += 1; break }
-                    if d == "\\" {
-                        guard i + 1 < count else { break }
-                        let e = characters[i + 1]
-                        i += 2
-                        switch e {
-                        case "n": text.append("\n")
-                        case "t": text.append("\t")
-                        case "r": text.append("\r")
-                        case "0": text.append("\0")
-                        case "u":
-                            guard i + 4 <= count, let code = UInt32(String(characters[i..<i + 4]), radix: 16),
-                                  let scalar = Unicode.Scalar(code) else { throw error(i, expected: "four hex digits after \\u") }
-                            text.unicodeScalars.append(scalar)
-                            i += 4
-                        default: text.append(e)
-                        }
-                        continue
-                    }
-                    text.append(d)
-                    i += 1
-                }
-                guard closed else { throw error(count, expected: "closing \(c)") }
-                tokens.append(PredicateToken(kind: .string(text), offset: start))
+                tokens.append(PredicateToken(kind: .string(try quotedString(&i, quote: c)), offset: start))
                 continue
             }
-            if c.isNumber && c.isASCII || (c == "." && (peek(1)?.isNumber ?? false) && (peek(1)?.isASCII ?? false)) {
+            if Self.isDigit(c) || (c == "." && Self.isDigit(peek(1))) {
                 tokens.append(try number(&i, start: start))
                 continue
             }
             if c == "$" {
                 i += 1
-                let name = identifierText(&i)
+                let name = identifierText(&i, allowColons: false)
                 guard !name.isEmpty else { throw error(i, expected: "a variable name after $") }
                 tokens.append(PredicateToken(kind: .variable(name), offset: start))
                 continue
             }
             if c == "%" {
-                i += 1
-                var spec = peek()
-                if spec == "l" { i += 1; if peek() == "l" { i += 1 }; spec = peek() }
-                guard let letter = spec, "@KdiufsxXcegEG%".contains(letter) else { throw error(i, expected: "a format specifier such as %@ or %K") }
-                i += 1
-                tokens.append(PredicateToken(kind: letter == "%" ? .symbol("%") : .format(letter), offset: start))
+                tokens.append(try formatSpecifier(&i, start: start))
                 continue
             }
             if c == "#" {
                 i += 1
-                let name = identifierText(&i)
+                let name = identifierText(&i, allowColons: false)
                 guard !name.isEmpty else { throw error(i, expected: "a name after #") }
                 tokens.append(PredicateToken(kind: .escapedIdentifier(name), offset: start))
                 continue
             }
-            if c.isLetter || c == "_" || c == "@" {
-                let name = identifierText(&i)
+            if Self.isIdentifierStart(c) {
+                let name = identifierText(&i, allowColons: true)
                 tokens.append(PredicateToken(kind: .identifier(name), offset: start))
                 continue
             }
-            let two = i + 1 < count ? String(characters[i...i + 1]) : ""
-            if ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||", "**"].contains(two) {
+            let two = i + 1 < count ? String(String.UnicodeScalarView([c, scalars[i + 1]])) : ""
+            if ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||", "**", ":="].contains(two) {
                 tokens.append(PredicateToken(kind: .symbol(two), offset: start))
                 i += 2
                 continue
             }
-            if "=<>!(){}[],.+-*/:".contains(c) {
+            if "=<>!(){}[],.+-*/".unicodeScalars.contains(c) {
                 tokens.append(PredicateToken(kind: .symbol(String(c)), offset: start))
                 i += 1
                 continue
@@ -122,57 +117,168 @@ struct PredicateLexer {
         return tokens
     }
 
-    /// Letters, digits, `_`, `@`, and `:` when it is part of a selector (`raise:toPower:`).
-    private func identifierText(_ i: inout Int) -> String {
-        var text = ""
-        while i < characters.count {
-            let c = characters[i]
-            if c.isLetter || c.isNumber || c == "_" || c == "@" || c == "-" && text.lowercased() == "uti" {
+    /// `%@ %K %d %i %u %x %c %f %e %g %s`, with the C length modifiers `h hh l ll q z t j L`;
+    /// `%%` is a literal percent sign.
+    private func formatSpecifier(_ i: inout Int, start: Int) throws -> PredicateToken {
+        i += 1
+        var length = ""
+        while i < scalars.count, "hlqztjL".unicodeScalars.contains(scalars[i]), length.count < 2 {
+            length.unicodeScalars.append(scalars[i])
+            i += 1
+        }
+        guard i < scalars.count else { throw error(i, expected: "a format specifier such as %@ or %K") }
+        let letter = scalars[i]
+        if letter == "%" && length.isEmpty {
+            i += 1
+            return PredicateToken(kind: .symbol("%"), offset: start)
+        }
+        let allowed = length.isEmpty ? "@KdiuxXcCfFeEgGsSaA" : "diuxXfFeEgGaA"
+        guard allowed.unicodeScalars.contains(letter) else { throw error(i, expected: "a format specifier such as %@ or %K") }
+        i += 1
+        return PredicateToken(kind: .format(Character(letter)), offset: start)
+    }
+
+    private func quotedString(_ i: inout Int, quote: Unicode.Scalar) throws -> String {
+        let count = scalars.count
+        i += 1
+        var text = String.UnicodeScalarView()
+        while i < count {
+            let d = scalars[i]
+            if d == quote { i += 1; return String(text) }
+            guard d == "\\" else { text.append(d); i += 1; continue }
+            guard i + 1 < count else { break }
+            let escape = scalars[i + 1]
+            i += 2
+            switch escape {
+            case "n": text.append("\n")
+            case "t": text.append("\t")
+            case "r": text.append("\r")
+            case "a": text.append("\u{07}")
+            case "b": text.append("\u{08}")
+            case "f": text.append("\u{0C}")
+            case "v": text.append("\u{0B}")
+            case "0"..."7":
+                // Up to three octal digits, as in C.
+                var value = escape.value - 48
+                var digits = 1
+                while digits < 3, i < count, ("0"..."7").contains(scalars[i]) {
+                    value = value * 8 + scalars[i].value - 48
+                    i += 1
+                    digits += 1
+                }
+                guard let scalar = Unicode.Scalar(value) else { throw error(i - 1, expected: "an octal escape below \\400") }
+                text.append(scalar)
+            case "x", "X":
+                let code = try hexEscape(&i, digits: 2, name: "two hex digits after \\x")
+                text.append(Unicode.Scalar(UInt8(code)))
+            case "u", "U":
+                let code = try hexEscape(&i, digits: 4, name: "four hex digits after \\u")
+                if let scalar = Unicode.Scalar(code) { text.append(scalar); continue }
+                // A UTF-16 surrogate pair written as two escapes: \uD83D\uDE00.
+                guard code < 0xDC00, i + 1 < count, scalars[i] == "\\", scalars[i + 1] == "u" || scalars[i + 1] == "U" else {
+                    throw error(i, expected: "a surrogate pair \\uD800…\\uDBFF followed by \\uDC00…\\uDFFF")
+                }
+                i += 2
+                let low = try hexEscape(&i, digits: 4, name: "four hex digits after \\u")
+                guard (0xDC00...0xDFFF).contains(low), let scalar = Unicode.Scalar(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)) else {
+                    throw error(i - 4, expected: "a low surrogate \\uDC00…\\uDFFF after a high surrogate")
+                }
+                text.append(scalar)
+            default: text.append(escape)
+            }
+        }
+        throw error(count, expected: "closing \(quote)")
+    }
+
+    /// The value of the `digits` hex digits at `i`.
+    private func hexEscape(_ i: inout Int, digits: Int, name: String) throws -> UInt32 {
+        guard i + digits <= scalars.count else { throw error(i, expected: name) }
+        let text = String(String.UnicodeScalarView(scalars[i..<i + digits]))
+        guard text.unicodeScalars.allSatisfy({ $0.properties.isASCIIHexDigit }), let code = UInt32(text, radix: 16) else {
+            throw error(i, expected: name)
+        }
+        i += digits
+        return code
+    }
+
+    /// Letters, digits, `_`, `@`, and `:` when it ends a selector part (`raise:toPower:`).
+    private func identifierText(_ i: inout Int, allowColons: Bool) -> String {
+        var text = String.UnicodeScalarView()
+        while i < scalars.count {
+            let c = scalars[i]
+            if Self.isIdentifierContinuation(c) {
                 text.append(c)
                 i += 1
-            } else if c == ":" && !text.isEmpty && !text.hasPrefix("@") {
+            } else if c == "-", let word = utiContinuation(after: String(text), at: i + 1) {
+                // UTI-CONFORMS-TO and UTI-EQUALS are single reserved words.
+                text.append(c)
+                text.append(contentsOf: word.unicodeScalars)
+                i += 1 + word.unicodeScalars.count
+            } else if allowColons, c == ":", !text.isEmpty, text.first != "@", i + 1 >= scalars.count || scalars[i + 1] != "=" {
                 text.append(c)
                 i += 1
             } else {
                 break
             }
         }
-        return text
+        return String(text)
+    }
+
+    /// The word that continues `UTI-…` at `offset`, when `prefix` and it form UTI-EQUALS,
+    /// UTI-CONFORMS or UTI-CONFORMS-TO (so `uti-1` stays a subtraction).
+    private func utiContinuation(after prefix: String, at offset: Int) -> String? {
+        let wanted: [String]
+        switch prefix.uppercased() {
+        case "UTI": wanted = ["CONFORMS", "EQUALS"]
+        case "UTI-CONFORMS": wanted = ["TO"]
+        default: return nil
+        }
+        var end = offset
+        while end < scalars.count, Self.isIdentifierContinuation(scalars[end]) { end += 1 }
+        let word = String(String.UnicodeScalarView(scalars[offset..<end]))
+        return wanted.contains(word.uppercased()) ? word : nil
     }
 
     private func number(_ i: inout Int, start: Int) throws -> PredicateToken {
-        let count = characters.count
-        if characters[i] == "0", i + 1 < count, let radix = ["x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2][characters[i + 1]] {
+        let count = scalars.count
+        if scalars[i] == "0", i + 1 < count, let radix = ["x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2][Character(scalars[i + 1])] {
             i += 2
             var digits = ""
-            while i < count, characters[i].isHexDigit { digits.append(characters[i]); i += 1 }
-            guard let value = Int64(digits, radix: radix) else { throw error(i, expected: "digits for a base-\(radix) number") }
-            return PredicateToken(kind: .number(Double(value), isInteger: true, text: String(characters[start..<i])), offset: start)
+            while i < count, scalars[i].properties.isASCIIHexDigit || scalars[i] == "_" {
+                if scalars[i] != "_" { digits.unicodeScalars.append(scalars[i]) }
+                i += 1
+            }
+            let text = String(String.UnicodeScalarView(scalars[start..<i]))
+            // Hex literals may spell the full 64-bit pattern (0xFFFFFFFFFFFFFFFF is -1).
+            guard let value = Int64(digits, radix: radix) ?? UInt64(digits, radix: radix).map({ Int64(bitPattern: $0) }) else {
+                throw error(start + 2, expected: "digits for a base-\(radix) number")
+            }
+            return PredicateToken(kind: .integer(value, text: text), offset: start)
         }
         var text = ""
         var isInteger = true
-        while i < count, characters[i].isASCII, characters[i].isNumber { text.append(characters[i]); i += 1 }
-        if i < count, characters[i] == ".", i + 1 < count, characters[i + 1].isASCII, characters[i + 1].isNumber {
+        func digits() { while i < count, Self.isDigit(scalars[i]) { text.unicodeScalars.append(scalars[i]); i += 1 } }
+        digits()
+        if i < count, scalars[i] == ".", Self.isDigit(i + 1 < count ? scalars[i + 1] : nil) {
             isInteger = false
             text.append(".")
             i += 1
-            while i < count, characters[i].isASCII, characters[i].isNumber { text.append(characters[i]); i += 1 }
-        } else if i < count, characters[i] == ".", !(i + 1 < count && characters[i + 1].isLetter) {
-            isInteger = false
-            i += 1
+            digits()
         }
-        if i < count, characters[i] == "e" || characters[i] == "E" {
+        if i < count, scalars[i] == "e" || scalars[i] == "E" {
             var j = i + 1
             var exponent = "e"
-            if j < count, characters[j] == "+" || characters[j] == "-" { exponent.append(characters[j]); j += 1 }
-            if j < count, characters[j].isASCII, characters[j].isNumber {
-                while j < count, characters[j].isASCII, characters[j].isNumber { exponent.append(characters[j]); j += 1 }
+            if j < count, scalars[j] == "+" || scalars[j] == "-" { exponent.unicodeScalars.append(scalars[j]); j += 1 }
+            if Self.isDigit(j < count ? scalars[j] : nil) {
+                while j < count, Self.isDigit(scalars[j]) { exponent.unicodeScalars.append(scalars[j]); j += 1 }
                 text += exponent
                 isInteger = false
                 i = j
             }
         }
-        guard let value = Double(text.isEmpty ? "0" : text) else { throw error(start, expected: "a number") }
-        return PredicateToken(kind: .number(value, isInteger: isInteger && abs(value) < 9.2e18, text: text), offset: start)
+        if text.hasPrefix(".") { text = "0" + text }
+        if isInteger, let value = Int64(text) { return PredicateToken(kind: .integer(value, text: text), offset: start) }
+        guard let value = Double(text) else { throw error(start, expected: "a number") }
+        return PredicateToken(kind: .real(value, text: text), offset: start)
     }
 }

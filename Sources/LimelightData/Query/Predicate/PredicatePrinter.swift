@@ -11,8 +11,9 @@ enum PredicatePrinter {
                 return "NONE " + comparisonBody(c)
             }
             return "NOT " + wrapped(inner)
-        case .and(let parts): return parts.map(wrapped).joined(separator: " AND ")
-        case .or(let parts): return parts.map(wrapped).joined(separator: " OR ")
+        // Empty compounds (built in code) print as what they mean: AND of nothing holds, OR fails.
+        case .and(let parts): return parts.isEmpty ? "TRUEPREDICATE" : parts.map(wrapped).joined(separator: " AND ")
+        case .or(let parts): return parts.isEmpty ? "FALSEPREDICATE" : parts.map(wrapped).joined(separator: " OR ")
         case .comparison(let comparison):
             switch comparison.modifier {
             case .direct: return comparisonBody(comparison)
@@ -63,9 +64,9 @@ enum PredicatePrinter {
             }
             return operand(base) + "[" + inner + "]"
         case .function(let name, let args):
+            // modulus:by: prints as a function: `%%` is this parser's spelling, not Apple's.
             let infix = ["add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/", "raise:toPower:": "**"]
             if let symbol = infix[name], args.count == 2 { return "(\(format(args[0])) \(symbol) \(format(args[1])))" }
-            if name == "CAST" || name == "FUNCTION" { return name + "(" + args.map(format).joined(separator: ", ") + ")" }
             return name + "(" + args.map(format).joined(separator: ", ") + ")"
         }
     }
@@ -77,13 +78,11 @@ enum PredicatePrinter {
         }
     }
 
-    private static let reservedWords: Set<String> = ["AND", "OR", "NOT", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES",
-        "BETWEEN", "ANY", "SOME", "ALL", "NONE", "TRUEPREDICATE", "FALSEPREDICATE", "SELF", "NULL", "NIL", "TRUE", "YES", "FALSE",
-        "NO", "FIRST", "LAST", "SIZE", "SUBQUERY", "FUNCTION", "CAST", "TERNARY", "ANYKEY"]
-
     private static func keyPath(_ path: String) -> String {
         path.split(separator: ".").map { component in
-            reservedWords.contains(component.uppercased()) ? "#" + component : String(component)
+            // Reserved words and names that start like a number need the # escape to read back as keys.
+            let startsLikeAName = component.unicodeScalars.first.map(PredicateLexer.isIdentifierStart) ?? false
+            return PredicateParser.reserved.contains(component.uppercased()) || !startsLikeAName ? "#" + component : String(component)
         }.joined(separator: ".")
     }
 
@@ -108,20 +107,30 @@ enum PredicatePrinter {
     }
 
     private static func number(_ value: Double) -> String {
+        if value.isNaN { return "CAST(\"nan\", \"NSNumber\")" }
+        // 1e999 reads back as infinity; Swift would print "inf", which reads as a key path.
+        if value.isInfinite { return value < 0 ? "-1e999" : "1e999" }
         if value == value.rounded(), abs(value) < 1e15 { return String(format: "%.1f", value) }
         return "\(value)"
     }
 
-    private static func quoted(_ text: String) -> String {
+    /// A double-quoted string; quotes, backslashes and control characters are escaped so the
+    /// printed form reads back to the same scalars.
+    static func quoted(_ text: String) -> String {
         var result = "\""
-        for character in text {
-            switch character {
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "\"": result += "\\\""
             case "\\": result += "\\\\"
             case "\n": result += "\\n"
             case "\t": result += "\\t"
             case "\r": result += "\\r"
-            default: result.append(character)
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    result += "\\u" + String(format: "%04X", scalar.value)
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
             }
         }
         return result + "\""

@@ -19,7 +19,8 @@ enum PredicateSubstitution {
         switch expression {
         case .variable(let name) where !bound.contains(name):
             guard let value = variables[name] else { return expression }
-            if let array = value as? [Any?] { return .aggregate(array.map { .value($0) }) }
+            // Collections become lists of constants, as they do through %@.
+            if let value, !(value is String), let items = PredicateValues.elements(value) { return .aggregate(items.map { .value($0) }) }
             return .value(value)
         case .keyPathOf(let base, let path): return .keyPathOf(substitute(base, variables, bound: bound), path)
         case .function(let name, let args): return .function(name, args.map { substitute($0, variables, bound: bound) })

@@ -43,8 +43,14 @@ public enum QueryIndex: Equatable, Sendable {
 public struct QueryConstant: Equatable, @unchecked Sendable {
     public let value: Any?
 
+    /// A NaN is stored as nil: it equals nothing, and SQLite would bind it as NULL, so "no value"
+    /// is the one reading memory and SQL share.
     public init(_ value: Any?) {
-        if let optional = value as? OptionalValueBox { self.value = optional.unboxed } else { self.value = value }
+        let unwrapped: Any?
+        if let optional = value as? OptionalValueBox { unwrapped = optional.unboxed } else { unwrapped = value }
+        if let double = unwrapped as? Double, double.isNaN { self.value = nil; return }
+        if let float = unwrapped as? Float, float.isNaN { self.value = nil; return }
+        self.value = unwrapped
     }
 
     public static func == (lhs: QueryConstant, rhs: QueryConstant) -> Bool {

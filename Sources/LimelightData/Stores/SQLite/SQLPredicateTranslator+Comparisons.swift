@@ -1,10 +1,24 @@
 import Foundation
 
 extension SQLPredicateTranslator {
-    mutating func scalarComparison(_ c: ComparisonPredicate, _ left: Operand, _ scope: Scope, _ bindings: inout [SQLiteValue]) throws -> String {
+    mutating func scalarComparison(_ c: ComparisonPredicate, _ left: Operand, _ scope: Scope, _ bindings: inout [SQLiteValue],
+                                   right outerRight: Operand? = nil) throws -> String {
         let flags = (c.options.contains(.caseInsensitive) ? 1 : 0) | (c.options.contains(.diacriticInsensitive) ? 2 : 0)
         func fold(_ sql: String) -> String { flags == 0 ? sql : "LL_FOLD(\(sql), \(flags))" }
 
+        // A list with values from the store: BETWEEN as two comparisons, IN as equalities, so nil
+        // and folding behave as they do one by one.
+        if outerRight == nil, c.operatorType == .in || c.operatorType == .between, case .aggregate(let items) = c.right,
+           !items.allSatisfy(Self.isConstant) {
+            func compared(_ op: ComparisonPredicate.Operator, _ item: QueryExpression) -> QueryPredicate {
+                .comparison(ComparisonPredicate(left: c.left, right: item, operatorType: op, options: c.options))
+            }
+            if c.operatorType == .between {
+                guard items.count == 2 else { throw Self.unsupported("BETWEEN needs {low, high}, got \(items.count) values") }
+                return try condition(.and([compared(.greaterThanOrEqual, items[0]), compared(.lessThanOrEqual, items[1])]), scope, &bindings)
+            }
+            return try condition(.or(items.map { compared(.equal, $0) }), scope, &bindings)
+        }
         // Right sides that are collections: IN and BETWEEN.
         if c.operatorType == .in || c.operatorType == .between, let items = try constantItems(c.right) {
             bindings += left.bindings
@@ -24,9 +38,11 @@ extension SQLPredicateTranslator {
             }
             let hasNull = items.contains { $0 == nil }
             let test = placeholders.isEmpty ? "0" : "\(fold(left.sql)) IN (\(placeholders.joined(separator: ", ")))"
-            return hasNull ? "(\(test) OR \(left.sql) IS NULL)" : test
+            guard hasNull else { return test }
+            bindings += left.bindings
+            return "(\(test) OR \(left.sql) IS NULL)"
         }
-        if c.operatorType == .in, case .keyPath = c.right {
+        if outerRight == nil, c.operatorType == .in, case .keyPath = c.right {
             let right = try operand(c.right, scope)
             if let toMany = right.toMany {
                 // x IN toMany → ANY toMany == x
@@ -38,8 +54,9 @@ extension SQLPredicateTranslator {
                 return try collectionComparison(flipped, toMany, scope, &bindings)
             }
         }
-        let right = try operand(c.right, scope)
+        let right = try outerRight ?? operand(c.right, scope)
         if right.toMany != nil { throw Self.unsupported("a to-many key path on the right of \(c.operatorType.rawValue)") }
+        try checkTypes(c, left, right)
         let l = left.sql, r = right.sql
         switch c.operatorType {
         case .equal, .notEqual:
@@ -65,37 +82,71 @@ extension SQLPredicateTranslator {
             return "instr(\(fold(r)), \(fold(l))) > 0"
         case .like:
             guard case .constant(let constant) = c.right, let pattern = constant.value as? String else {
-                throw Self.unsupported("LIKE with a pattern that is not a constant string")
+                // A pattern from the store goes through the same matcher memory uses.
+                bindings += left.bindings + right.bindings
+                return "LL_LIKE(\(fold(l)), \(fold(r)))"
             }
             let folded = StringFolding.fold(pattern, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0)
             bindings += left.bindings + [.text(Self.globPattern(fromLike: folded))]
             return "\(fold(l)) GLOB ?"
         case .matches:
-            guard case .constant(let constant) = c.right, let pattern = constant.value as? String else {
-                throw Self.unsupported("MATCHES with a pattern that is not a constant string")
-            }
-            bindings += [.text((flags & 1 != 0 ? "(?i)" : "") + pattern)] + left.bindings
-            return "REGEXP(?, \(flags & 2 != 0 ? "LL_FOLD(\(l), 2)" : l))"
+            bindings += left.bindings + right.bindings
+            return "LL_MATCHES(\(flags & 2 != 0 ? "LL_FOLD(\(l), 2)" : l), \(r), \(flags & 1))"
         case .between:
-            throw Self.unsupported("BETWEEN needs constant bounds {low, high}")
+            throw Self.unsupported("BETWEEN needs {low, high} as its right operand, got \(PredicatePrinter.format(c.right))")
         }
     }
 
     /// ANY/ALL/NONE (and CONTAINS) over a to-many: EXISTS over the related rows.
     mutating func collectionComparison(_ c: ComparisonPredicate, _ toMany: (relationship: RelationshipDescription, scope: Scope, rest: [String]),
-                                             _ scope: Scope, _ bindings: inout [SQLiteValue]) throws -> String {
+                                       _ scope: Scope, _ bindings: inout [SQLiteValue], right: Operand? = nil) throws -> String {
+        // Without ANY/ALL/NONE a to-many means something only for CONTAINS: some element equals
+        // the right side (which is what in-memory evaluation of a collection does too).
+        if c.modifier == .direct && c.operatorType != .contains {
+            throw Self.unsupported("the to-many key path \(PredicatePrinter.format(c.left)) with \(c.operatorType.rawValue) needs ANY, ALL or NONE")
+        }
+        // The right side belongs to the outer object, so it is translated before entering the rows.
+        var outerRight = right
+        if outerRight == nil, !Self.isConstant(c.right) {
+            if case .aggregate = c.right { throw Self.unsupported("a list with values from the store on the right of \(c.operatorType.rawValue) over a to-many") }
+            outerRight = try operand(c.right, scope)
+        }
         let (related, join) = try relatedRows(toMany.relationship, owner: toMany.scope)
         let inner = Scope(alias: related.alias, entity: related.entity, variables: scope.variables)
         var element = c
         element.modifier = .direct
         element.left = toMany.rest.isEmpty ? .evaluatedObject : .keyPath(toMany.rest.joined(separator: "."))
-        if c.operatorType == .contains && toMany.rest.isEmpty { element.operatorType = .equal }
+        if c.operatorType == .contains && c.modifier == .direct { element.operatorType = .equal }
         var innerBindings: [SQLiteValue] = []
-        let test = try condition(.comparison(element), inner, &innerBindings)
+        let test = try comparison(element, inner, &innerBindings, right: outerRight)
         bindings += innerBindings
         let from = "FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition)"
         if c.modifier == .all { return "NOT EXISTS (SELECT 1 \(from) AND NOT coalesce((\(test)), 0))" }
         return "EXISTS (SELECT 1 \(from) AND (\(test)))"
+    }
+
+    /// Refuses comparisons of values of different kinds (a string attribute against a number …),
+    /// naming the operand, instead of letting SQLite's type affinity give an answer memory would not.
+    func checkTypes(_ c: ComparisonPredicate, _ left: Operand, _ right: Operand) throws {
+        let op = c.operatorType.rawValue
+        func describe(_ operand: Operand, _ expression: QueryExpression) -> String {
+            if let attribute = operand.attribute { return "\(operand.kind?.rawValue ?? "a value") (the attribute \(attribute.name))" }
+            if case .constant(let constant) = expression { return PredicateValues.describe(constant.value) }
+            return "\(operand.kind?.rawValue ?? "a value") (\(PredicatePrinter.format(expression)))"
+        }
+        switch c.operatorType {
+        case .beginsWith, .endsWith, .contains, .like, .matches, .in:
+            if let kind = left.kind, kind != .string {
+                throw PersistenceError.invalidRequest("type mismatch: the left operand of \(op) is \(describe(left, c.left)), not a string")
+            }
+            if let kind = right.kind, kind != .string {
+                throw PersistenceError.invalidRequest("type mismatch: the right operand of \(op) is \(describe(right, c.right)), not a string")
+            }
+        default:
+            guard let l = left.kind, let r = right.kind, l != r else { return }
+            throw PersistenceError.invalidRequest(
+                "type mismatch: \(op) compares the left operand, \(describe(left, c.left)), with the right operand, \(describe(right, c.right))")
+        }
     }
 
     /// Values of a constant collection on the right side (`IN {1, 2}`, `IN %@` with an array).

@@ -3,12 +3,16 @@ import Foundation
 extension SQLPredicateTranslator {
     mutating func operand(_ expression: QueryExpression, _ scope: Scope) throws -> Operand {
         if let result = try resultOperand(expression, scope) { return result }
+        if case .index = expression, Self.isConstant(expression) {
+            var evaluator = PredicateEvaluator(variables: [:])
+            return try constantOperand(try evaluator.value(expression, nil))
+        }
         switch expression {
         case .constant(let constant): return try constantOperand(constant.value)
-        case .evaluatedObject: return Operand(sql: "\(scope.alias).Z_PK", isObjectKey: true)
+        case .evaluatedObject: return Operand(sql: "\(scope.alias).Z_PK", isObjectKey: true, kind: .object)
         case .variable(let name):
             guard let bound = scope.variables[name] else { throw Self.unsupported("the variable $\(name) has no value (substitute it first)") }
-            return Operand(sql: "\(bound.alias).Z_PK", isObjectKey: true)
+            return Operand(sql: "\(bound.alias).Z_PK", isObjectKey: true, kind: .object)
         case .keyPath(let path):
             return try keyPathOperand(path.split(separator: ".").map(String.init), scope)
         case .keyPathOf(.variable(let name), let path):
@@ -17,24 +21,30 @@ extension SQLPredicateTranslator {
             inner.alias = bound.alias
             inner.entity = bound.entity
             return try keyPathOperand(path.split(separator: ".").map(String.init), inner)
-        case .keyPathOf(.subquery(let collection, let variable, let predicate), let path) where path == "@count":
-            guard case .keyPath(let relationshipPath) = collection, !relationshipPath.contains("."),
-                  let relationship = scope.entity.relationshipsByName[relationshipPath], relationship.isToMany else {
-                throw Self.unsupported("SUBQUERY over something other than a to-many of the entity: \(PredicatePrinter.format(collection))")
+        case .keyPathOf(.subquery(let collection, let variable, let predicate), "@count"),
+             .index(.subquery(let collection, let variable, let predicate), .size):
+            return try subqueryCount(collection, variable, predicate, scope)
+        case .index(let base, .size):
+            // [SIZE] of a to-many is its @count; of a constant list, its length.
+            if case .aggregate(let items) = base { return try constantOperand(Int64(items.count)) }
+            let collection = try operand(base, scope)
+            guard let toMany = collection.toMany, toMany.rest.isEmpty else {
+                throw Self.unsupported("[SIZE] of something other than a to-many relationship: \(PredicatePrinter.format(base))")
             }
-            let (related, join) = try relatedRows(relationship, owner: scope)
-            var inner = Scope(alias: related.alias, entity: related.entity, variables: scope.variables)
-            inner.variables[variable] = (related.alias, related.entity)
-            var bindings: [SQLiteValue] = []
-            let test = try condition(predicate, inner, &bindings)
-            return Operand(sql: "(SELECT count(*) FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition) AND (\(test)))", bindings: bindings)
+            let (related, join) = try relatedRows(toMany.relationship, owner: toMany.scope)
+            return Operand(sql: "(SELECT count(*) FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition))", kind: .number)
+        case .index(.evaluatedObject, .position(.constant(let key))) where key.value is String:
+            return try keyPathOperand([key.value as? String ?? ""], scope)
+        case .index:
+            throw Self.unsupported("\(PredicatePrinter.format(expression)): to-many relationships are sets in SQL, without a first, last or n-th element")
         case .function(let name, let args):
             return try functionOperand(name, args, scope)
         case .conditional(let predicate, let yes, let no):
             var bindings: [SQLiteValue] = []
             let test = try condition(predicate, scope, &bindings)
             let a = try operand(yes, scope), b = try operand(no, scope)
-            return Operand(sql: "(CASE WHEN \(test) THEN \(a.sql) ELSE \(b.sql) END)", bindings: bindings + a.bindings + b.bindings)
+            return Operand(sql: "(CASE WHEN \(test) THEN \(a.sql) ELSE \(b.sql) END)", bindings: bindings + a.bindings + b.bindings,
+                           kind: a.kind == b.kind ? a.kind : nil)
         default:
             throw Self.unsupported(PredicatePrinter.format(expression))
         }
@@ -44,12 +54,27 @@ extension SQLPredicateTranslator {
         switch value {
         case nil: return Operand(sql: "NULL", isNull: true)
         case let object as ManagedObject:
-            return Operand(sql: "?", bindings: [object.objectID.primaryKey.map { .integer($0) } ?? .integer(-1)], isObjectKey: true)
+            return Operand(sql: "?", bindings: [object.objectID.primaryKey.map { .integer($0) } ?? .integer(-1)], isObjectKey: true, kind: .object)
         case let id as ManagedObjectID:
-            return Operand(sql: "?", bindings: [id.primaryKey.map { .integer($0) } ?? .integer(-1)], isObjectKey: true)
+            return Operand(sql: "?", bindings: [id.primaryKey.map { .integer($0) } ?? .integer(-1)], isObjectKey: true, kind: .object)
         default:
-            return Operand(sql: "?", bindings: [try Self.sqlValue(value)])
+            return Operand(sql: "?", bindings: [try Self.sqlValue(value)], kind: ValueKind(constant: value))
         }
+    }
+
+    /// `SUBQUERY(collection, $x, predicate).@count` as a correlated count.
+    mutating func subqueryCount(_ collection: QueryExpression, _ variable: String, _ predicate: QueryPredicate, _ scope: Scope) throws -> Operand {
+        let rows = try operand(collection, scope)
+        guard let toMany = rows.toMany, toMany.rest.isEmpty else {
+            throw Self.unsupported("SUBQUERY over something other than a to-many relationship: \(PredicatePrinter.format(collection))")
+        }
+        let (related, join) = try relatedRows(toMany.relationship, owner: toMany.scope)
+        var inner = Scope(alias: related.alias, entity: related.entity, variables: scope.variables)
+        inner.variables[variable] = (related.alias, related.entity)
+        var bindings: [SQLiteValue] = []
+        let test = try condition(predicate, inner, &bindings)
+        return Operand(sql: "(SELECT count(*) FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition) AND (\(test)))",
+                       bindings: bindings, kind: .number)
     }
 
     static func sqlValue(_ value: Any?) throws -> SQLiteValue {
@@ -81,7 +106,7 @@ extension SQLPredicateTranslator {
         if let attribute = property as? AttributeDescription {
             guard rest.isEmpty else { throw Self.unsupported("key path through the attribute \(scope.entity.name).\(first)") }
             guard SQLiteSchema.isStoredInRow(attribute) else { throw Self.unsupported("the transient attribute \(scope.entity.name).\(first)") }
-            return Operand(sql: "\(scope.alias).\(schema.column(for: attribute))", attribute: attribute)
+            return Operand(sql: "\(scope.alias).\(schema.column(for: attribute))", attribute: attribute, kind: ValueKind(attribute: attribute))
         }
         guard let relationship = property as? RelationshipDescription else {
             throw Self.unsupported("the fetched property \(scope.entity.name).\(first)")
@@ -90,20 +115,33 @@ extension SQLPredicateTranslator {
             if let op = rest.first, op.hasPrefix("@") {
                 let (related, join) = try relatedRows(relationship, owner: scope)
                 let from = "FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition)"
-                if op == "@count" { return Operand(sql: "(SELECT count(*) \(from))") }
+                if op == "@count" {
+                    guard rest.count == 1 else { throw Self.unsupported("a key path after \(first).@count") }
+                    return Operand(sql: "(SELECT count(*) \(from))", kind: .number)
+                }
                 let functions = ["@sum": "total", "@avg": "avg", "@min": "min", "@max": "max"]
-                guard let function = functions[op], rest.count >= 2 else { throw Self.unsupported("the collection operator \(op)") }
+                guard let function = functions[op], rest.count >= 2 else {
+                    throw Self.unsupported("the collection operator \(first).\(op)\(rest.count < 2 && functions[op] != nil ? " without a key path after it" : "")")
+                }
                 let inner = try keyPathOperand(Array(rest.dropFirst()), Scope(alias: related.alias, entity: related.entity, variables: scope.variables))
-                return Operand(sql: "(SELECT \(function)(\(inner.sql)) \(from))", bindings: inner.bindings)
+                if inner.toMany != nil { throw Self.unsupported("\(op) over a to-many inside the to-many \(first)") }
+                let kind: ValueKind? = function == "min" || function == "max" ? inner.kind : .number
+                return Operand(sql: "(SELECT \(function)(\(inner.sql)) \(from))", bindings: inner.bindings, kind: kind)
             }
             return Operand(sql: "", toMany: (relationship, scope, rest))
         }
         let column = "\(scope.alias).\(schema.column(for: relationship))"
-        if rest.isEmpty { return Operand(sql: column, isObjectKey: true) }
+        if rest.isEmpty { return Operand(sql: column, isObjectKey: true, kind: .object) }
         guard let destination = relationship.destinationEntity, let table = schema.table(for: destination) else {
             throw Self.unsupported("relationship \(first) has no destination table")
         }
         if rest.first?.hasPrefix("@") == true { throw Self.unsupported("a collection operator after the to-one \(first)") }
+        if scope.key == nil, let next = rest.first,
+           let relationship = destination.selfAndDescendants.lazy.compactMap({ $0.property(named: next) as? RelationshipDescription }).first,
+           relationship.isToMany {
+            // A to-many right behind this to-one: its rows are those of the object the column points to.
+            return try keyPathOperand(rest, Scope(alias: column, entity: destination, variables: scope.variables, key: column))
+        }
         let alias = newAlias()
         let inner = try keyPathOperand(rest, Scope(alias: alias, entity: destination, variables: scope.variables))
         if let toMany = inner.toMany {
@@ -112,28 +150,101 @@ extension SQLPredicateTranslator {
         var result = Operand(sql: "(SELECT \(inner.sql) FROM \(table.name) \(alias) WHERE \(alias).Z_PK = \(column))", bindings: inner.bindings)
         result.isObjectKey = inner.isObjectKey
         result.attribute = inner.attribute
+        result.kind = inner.kind
         return result
     }
 
     mutating func functionOperand(_ name: String, _ args: [QueryExpression], _ scope: Scope) throws -> Operand {
-        if name == "now" { return Operand(sql: "?", bindings: [.real(Date().timeIntervalSinceReferenceDate)]) }
-        if name == "CAST", args.count == 2, case .constant(let value) = args[0], case .constant(let type) = args[1], let typeName = type.value as? String {
-            return try constantOperand(try PredicateFunctions.cast(value.value, to: typeName))
+        if name == "now" { return Operand(sql: "?", bindings: [.real(Date().timeIntervalSinceReferenceDate)], kind: .date) }
+        if name == "random" || name == "random:" || name == "randomn:" {
+            throw Self.unsupported("the function \(name): a random number per row cannot agree with evaluation in memory")
+        }
+        if name == "FUNCTION" { throw Self.unsupported("FUNCTION(…), which calls a method on objects in memory") }
+        // Functions of constants are computed here once and bound as their value.
+        if args.allSatisfy(Self.isConstant) {
+            var evaluator = PredicateEvaluator(variables: [:])
+            let values = try args.map { try evaluator.value($0, nil) }
+            return try constantOperand(try PredicateFunctions.evaluate(name, values))
+        }
+        if name == "CAST", args.count == 2, case .constant(let type) = args[1], let typeName = type.value as? String {
+            // Dates are stored as seconds since 2001, so casts between numbers and dates are the value itself.
+            guard ["NSDate", "Date", "NSNumber", "Number"].contains(typeName) else {
+                throw Self.unsupported("CAST to \(typeName) of a value from the store")
+            }
+            var value = try operand(args[0], scope)
+            guard value.kind == nil || value.kind == .number || value.kind == .date else {
+                throw Self.unsupported("CAST of \(value.kind?.rawValue ?? "a value") to \(typeName)")
+            }
+            value.kind = typeName.hasSuffix("Date") ? .date : .number
+            return value
+        }
+        if name == "noindex:", args.count == 1 { return try operand(args[0], scope) }
+        if ["sum:", "count:", "min:", "max:", "average:"].contains(name), args.count == 1 {
+            return try aggregateFunction(name, args[0], scope)
         }
         let operands = try args.map { try operand($0, scope) }
+        for (index, operand) in operands.enumerated() where operand.toMany != nil {
+            throw Self.unsupported("a to-many key path as \(PredicateFunctions.operandName(index, of: name))")
+        }
         let sql = operands.map(\.sql)
         let bindings = operands.flatMap(\.bindings)
+        let numeric: Set<String> = ["add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:", "raise:toPower:",
+            "bitwiseAnd:with:", "bitwiseOr:with:", "bitwiseXor:with:", "leftshift:by:", "rightshift:by:", "onesComplement:",
+            "abs:", "sqrt:", "log:", "ln:", "exp:", "floor:", "ceiling:", "trunc:"]
+        if numeric.contains(name) {
+            for (index, operand) in operands.enumerated() where operand.kind != nil && operand.kind != .number {
+                throw PersistenceError.invalidRequest(
+                    "type mismatch: \(PredicateFunctions.operandName(index, of: name)) is \(operand.kind?.rawValue ?? "not a number"), not a number")
+            }
+        }
         let binary = ["add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "bitwiseAnd:with:": "&", "bitwiseOr:with:": "|",
                       "leftshift:by:": "<<", "rightshift:by:": ">>", "modulus:by:": "%"]
-        if let symbol = binary[name], sql.count == 2 { return Operand(sql: "(\(sql[0]) \(symbol) \(sql[1]))", bindings: bindings) }
-        if name == "divide:by:", sql.count == 2 { return Operand(sql: "(CAST(\(sql[0]) AS REAL) / \(sql[1]))", bindings: bindings) }
+        if let symbol = binary[name], sql.count == 2 { return Operand(sql: "(\(sql[0]) \(symbol) \(sql[1]))", bindings: bindings, kind: .number) }
+        if name == "divide:by:", sql.count == 2 { return Operand(sql: "(CAST(\(sql[0]) AS REAL) / \(sql[1]))", bindings: bindings, kind: .number) }
         if name == "bitwiseXor:with:", sql.count == 2 {
-            return Operand(sql: "((\(sql[0]) | \(sql[1])) - (\(sql[0]) & \(sql[1])))", bindings: bindings + bindings)
+            return Operand(sql: "((\(sql[0]) | \(sql[1])) - (\(sql[0]) & \(sql[1])))", bindings: bindings + bindings, kind: .number)
         }
-        let unary = ["uppercase:": "upper", "lowercase:": "lower", "length:": "length", "abs:": "abs", "onesComplement:": "~"]
-        if let function = unary[name], sql.count == 1 {
-            return Operand(sql: function == "~" ? "(~\(sql[0]))" : "\(function)(\(sql[0]))", bindings: bindings)
+        if name == "raise:toPower:", sql.count == 2 { return Operand(sql: "LL_MATH('pow', \(sql[0]), \(sql[1]))", bindings: bindings, kind: .number) }
+        let math = ["sqrt:": "sqrt", "log:": "log", "ln:": "ln", "exp:": "exp", "floor:": "floor", "ceiling:": "ceiling", "trunc:": "trunc"]
+        if let function = math[name], sql.count == 1 { return Operand(sql: "LL_MATH('\(function)', \(sql[0]))", bindings: bindings, kind: .number) }
+        let unary: [String: (String, ValueKind)] = ["uppercase:": ("LL_UPPER", .string), "lowercase:": ("LL_LOWER", .string),
+            "length:": ("length", .number), "abs:": ("abs", .number)]
+        if let (function, kind) = unary[name], sql.count == 1 { return Operand(sql: "\(function)(\(sql[0]))", bindings: bindings, kind: kind) }
+        if name == "onesComplement:", sql.count == 1 { return Operand(sql: "(~\(sql[0]))", bindings: bindings, kind: .number) }
+        throw Self.unsupported("the function \(name) with \(args.count) argument\(args.count == 1 ? "" : "s") on values from the store")
+    }
+
+    /// `sum:(tags.price)`, `count:(tags)`, `average:(…)` … over a to-many: an aggregate subquery.
+    private mutating func aggregateFunction(_ name: String, _ argument: QueryExpression, _ scope: Scope) throws -> Operand {
+        let collection = try operand(argument, scope)
+        guard let toMany = collection.toMany else {
+            throw Self.unsupported("\(name) of something other than a to-many key path: \(PredicatePrinter.format(argument))")
         }
-        throw Self.unsupported("the function \(name)")
+        let (related, join) = try relatedRows(toMany.relationship, owner: toMany.scope)
+        let from = "FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition)"
+        if name == "count:" {
+            guard toMany.rest.isEmpty else { throw Self.unsupported("count: of a key path through the to-many \(toMany.relationship.name)") }
+            return Operand(sql: "(SELECT count(*) \(from))", kind: .number)
+        }
+        guard !toMany.rest.isEmpty else { throw Self.unsupported("\(name) of the objects of \(toMany.relationship.name) (name an attribute)") }
+        let inner = try keyPathOperand(toMany.rest, Scope(alias: related.alias, entity: related.entity, variables: scope.variables))
+        if inner.toMany != nil { throw Self.unsupported("\(name) over a to-many inside the to-many \(toMany.relationship.name)") }
+        guard inner.kind == nil || inner.kind == .number else {
+            throw PersistenceError.invalidRequest("type mismatch: the argument of \(name) is \(inner.kind?.rawValue ?? ""), not a number")
+        }
+        let function = ["sum:": "total", "min:": "min", "max:": "max", "average:": "avg"][name] ?? "total"
+        return Operand(sql: "(SELECT \(function)(\(inner.sql)) \(from))", bindings: inner.bindings, kind: .number)
+    }
+
+    /// Whether an expression is a constant, or built only from constants by pure functions.
+    static func isConstant(_ expression: QueryExpression) -> Bool {
+        switch expression {
+        case .constant: return true
+        case .aggregate(let items): return items.allSatisfy(isConstant)
+        case .function(let name, let args): return !["now", "random", "random:", "randomn:", "FUNCTION"].contains(name) && args.allSatisfy(isConstant)
+        case .index(let base, .position(let position)): return isConstant(base) && isConstant(position)
+        case .index(let base, _): return isConstant(base)
+        default: return false
+        }
     }
 }

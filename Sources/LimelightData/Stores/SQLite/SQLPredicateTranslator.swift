@@ -21,6 +21,11 @@ struct SQLPredicateTranslator {
         var alias: String
         var entity: EntityDescription
         var variables: [String: (alias: String, entity: EntityDescription)] = [:]
+        /// The SQL for the primary key of the rows in scope, when it is not `alias.Z_PK`: a to-many
+        /// reached through a to-one (`photographer.photos`) is keyed by the to-one's column.
+        var key: String?
+
+        var primaryKey: String { key ?? "\(alias).Z_PK" }
     }
 
     /// An SQL value expression, with what it refers to when it is a managed object.
@@ -33,6 +38,42 @@ struct SQLPredicateTranslator {
         var toMany: (relationship: RelationshipDescription, scope: Scope, rest: [String])?
         var attribute: AttributeDescription?
         var isNull = false
+        /// What kind of value the operand has, when known, for type checks before SQL runs.
+        var kind: ValueKind?
+    }
+
+    /// Kinds of values that compare with each other; SQLite's type affinity would otherwise turn
+    /// `name == 42` into `name == '42'`, which in-memory evaluation never does.
+    enum ValueKind: String {
+        case string = "a string", number = "a number", date = "a date", data = "binary data", uuid = "a UUID", url = "a URL"
+        case object = "an object"
+
+        init?(attribute: AttributeDescription) {
+            switch attribute.attributeType {
+            case .string: self = .string
+            case .integer16, .integer32, .integer64, .double, .float, .decimal, .boolean: self = .number
+            case .date: self = .date
+            case .binaryData: self = .data
+            case .uuid: self = .uuid
+            case .uri: self = .url
+            default: return nil
+            }
+        }
+
+        init?(constant: Any?) {
+            switch constant {
+            case nil: return nil
+            case is String: self = .string
+            case is Date: self = .date
+            case is Data: self = .data
+            case is UUID: self = .uuid
+            case is URL: self = .url
+            case is ManagedObject, is ManagedObjectID: self = .object
+            case let value?:
+                guard PredicateValues.isNumber(value) else { return nil }
+                self = .number
+            }
+        }
     }
 
     private var aliasCounter = 0
@@ -73,15 +114,17 @@ struct SQLPredicateTranslator {
         }
     }
 
-    private mutating func comparison(_ c: ComparisonPredicate, _ scope: Scope, _ bindings: inout [SQLiteValue]) throws -> String {
+    /// `right`, when given, is the right operand already translated in an outer scope (the object
+    /// an ANY/ALL/NONE belongs to), which is where in-memory evaluation reads it too.
+    mutating func comparison(_ c: ComparisonPredicate, _ scope: Scope, _ bindings: inout [SQLiteValue], right: Operand? = nil) throws -> String {
         let left = try operand(c.left, scope)
         if let toMany = left.toMany {
-            return try collectionComparison(c, toMany, scope, &bindings)
+            return try collectionComparison(c, toMany, scope, &bindings, right: right)
         }
         if c.modifier != .direct {
             throw Self.unsupported("\(c.modifier == .any ? "ANY" : "ALL") needs a to-many key path on its left: \(PredicatePrinter.format(c.left))")
         }
-        return try scalarComparison(c, left, scope, &bindings)
+        return try scalarComparison(c, left, scope, &bindings, right: right)
     }
 
     /// The rows on the other side of a to-many, correlated with `owner`.
@@ -99,9 +142,9 @@ struct SQLPredicateTranslator {
             let joinAlias = newAlias()
             return ((alias, table.name, destination),
                     ("JOIN \(join.name) \(joinAlias) ON \(joinAlias).\(join.destinationColumn) = \(alias).Z_PK",
-                     "\(joinAlias).\(join.sourceColumn) = \(owner.alias).Z_PK\(filter)"))
+                     "\(joinAlias).\(join.sourceColumn) = \(owner.primaryKey)\(filter)"))
         }
         guard let inverse = relationship.inverseRelationship else { throw Self.unsupported("to-many \(relationship.name) without inverse") }
-        return ((alias, table.name, destination), ("", "\(alias).\(schema.column(for: inverse)) = \(owner.alias).Z_PK\(filter)"))
+        return ((alias, table.name, destination), ("", "\(alias).\(schema.column(for: inverse)) = \(owner.primaryKey)\(filter)"))
     }
 }
