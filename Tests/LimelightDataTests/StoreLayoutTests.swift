@@ -127,4 +127,19 @@ func sqliteQuery(_ url: URL, _ sql: String) throws -> [String] {
             #expect(try Data(contentsOf: bad) == before)
         }
     }
+
+    @Test func textWithNULCharactersIsStoredWhole() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("nul.sqlite")
+        let text = "before\u{0}after é"
+        do {
+            let context = try TestStack.context(model: Self.model(), at: url)
+            try context.insertNewObject(forEntityName: "Shelf").setValue(text, forKey: "label")
+            try context.save()
+        }
+        let context = try TestStack.context(model: Self.model(), at: url)
+        let found = try context.fetch(FetchRequest(entityName: "Shelf", predicate: try QueryPredicate(format: "label ==[cd] %@", "BEFORE\u{0}AFTER E")))
+        #expect(found.first?.value(forKey: "label") as? String == text)
+        #expect(try sqliteQuery(url, "SELECT length(CAST(ZLABEL AS BLOB)) FROM ZSHELF") == ["\(text.utf8.count)"])
+    }
 }

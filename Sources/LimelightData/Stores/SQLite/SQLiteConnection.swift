@@ -116,7 +116,7 @@ final class SQLiteConnection {
             case .null: rc = sqlite3_bind_null(statement, index)
             case .integer(let v): rc = sqlite3_bind_int64(statement, index, v)
             case .real(let v): rc = sqlite3_bind_double(statement, index, v)
-            case .text(let v): rc = sqlite3_bind_text(statement, index, v, -1, sqliteTransient)
+            case .text(let v): rc = sqlite3_bind_text(statement, index, v, Int32(v.utf8.count), sqliteTransient)  // the length keeps NULs inside the text
             case .blob(let v):
                 rc = v.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), sqliteTransient) }
             }
@@ -163,7 +163,12 @@ enum SQLiteValue: CustomStringConvertible {
         switch sqlite3_column_type(statement, index) {
         case SQLITE_INTEGER: self = .integer(sqlite3_column_int64(statement, index))
         case SQLITE_FLOAT: self = .real(sqlite3_column_double(statement, index))
-        case SQLITE_TEXT: self = .text(sqlite3_column_text(statement, index).map { String(cString: $0) } ?? "")
+        case SQLITE_TEXT:
+            // By length, not up to the first NUL: text may contain NUL characters.
+            let count = Int(sqlite3_column_bytes(statement, index))
+            self = .text(sqlite3_column_text(statement, index).map {
+                String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+            } ?? "")
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(statement, index))
             if count > 0, let bytes = sqlite3_column_blob(statement, index) { self = .blob(Data(bytes: bytes, count: count)) }

@@ -30,7 +30,7 @@ enum SQLiteFunctions {
             guard let args, let value = SQLiteFunctions.text(args[0]) else { sqlite3_result_null(context); return }
             let options = sqlite3_value_int(args[1])
             let folded = StringFolding.fold(value, caseInsensitive: options & 1 != 0, diacriticInsensitive: options & 2 != 0)
-            sqlite3_result_text(context, folded, -1, sqliteTransient)
+            sqlite3_result_text(context, folded, Int32(folded.utf8.count), sqliteTransient)
         }, nil, nil, nil), "LL_FOLD")
         try check(sqlite3_create_function_v2(db, "LL_MATCHES", 3, flags, nil, { context, _, args in
             guard let args, let subject = SQLiteFunctions.text(args[0]), let pattern = SQLiteFunctions.text(args[1]) else { sqlite3_result_int(context, 0); return }
@@ -51,7 +51,8 @@ enum SQLiteFunctions {
             try check(sqlite3_create_function_v2(db, name, 1, flags, UnsafeMutableRawPointer(bitPattern: 0x10 + upper), { context, _, args in
                 guard let args, let value = SQLiteFunctions.text(args[0]) else { sqlite3_result_null(context); return }
                 let isUpper = Int(bitPattern: sqlite3_user_data(context)) == 0x11
-                sqlite3_result_text(context, isUpper ? value.uppercased() : value.lowercased(), -1, sqliteTransient)
+                let mapped = isUpper ? value.uppercased() : value.lowercased()
+                sqlite3_result_text(context, mapped, Int32(mapped.utf8.count), sqliteTransient)
             }, nil, nil, nil), name)
         }
         for arity: Int32 in [2, 3] {
