@@ -6,16 +6,18 @@ import Logging
 /// next record; the record it failed on is reported, never retried forever.
 public final class ImporterProcess {
     public let manifest: ImporterManifest
-    /// How long one record may take before the child is considered hung.
-    public var timeout: TimeInterval = 10
+    /// How long one record may take before the child is considered hung (the manifest's `Timeout=`).
+    public var timeout: TimeInterval
     private var process: Process?
     private var input: FileHandle?
     private var output: Int32 = -1
     private var buffer = Data()
     private let logger = Logger(label: "limelight.importer")
 
-    public init(manifest: ManifestType) { self.manifest = manifest }
-    public typealias ManifestType = ImporterManifest
+    public init(manifest: ImporterManifest) {
+        self.manifest = manifest
+        timeout = manifest.timeout
+    }
 
     deinit { stop() }
 
@@ -70,13 +72,13 @@ public final class ImporterProcess {
         case .line(let data):
             line = data
         case .endOfFile:
-            process?.waitUntilExit()
-            let status = process.map { "exited with status \($0.terminationStatus)" } ?? "stopped"
+            // A child that closed its output but lingers is killed rather than waited for.
+            let status = exitStatus(within: 2).map { "exited with status \($0)" } ?? "closed its output"
             stop()
             throw ExternalImporterError(importer: manifest.name, reason: "\(status) on \(markerPath); restarted")
         case .timedOut:
             stop()
-            throw ExternalImporterError(importer: manifest.name, reason: "hung for \(Int(timeout)) s on \(markerPath); killed and restarted")
+            throw ExternalImporterError(importer: manifest.name, reason: "hung for \(String(format: "%g", timeout)) s on \(markerPath); killed and restarted")
         }
         do {
             var record = try JSONDecoder().decode(IndexRecord.self, from: line)
@@ -85,6 +87,14 @@ public final class ImporterProcess {
         } catch {
             throw ExternalImporterError(importer: manifest.name, reason: "answered with a line that is not an index record: \(error)")
         }
+    }
+
+    /// The child's exit status if it exits within `seconds`.
+    private func exitStatus(within seconds: TimeInterval) -> Int32? {
+        guard let process else { return nil }
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(5_000) }
+        return process.isRunning ? nil : process.terminationStatus
     }
 
     private enum ReadResult { case line(Data), endOfFile, timedOut }

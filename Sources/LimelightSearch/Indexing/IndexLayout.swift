@@ -21,6 +21,8 @@ public enum IndexLayout {
     public static let fieldsKey = "limelight.fields"
     public static let slotsKey = "limelight.slots"
     public static let lastCommitKey = "limelight.lastCommit"
+    /// The stemming language the indexer wrote with; searches default to it.
+    public static let languageKey = "limelight.language"
 
     /// A boolean term as Xapian's QueryParser forms it for `field:Value`: multi-letter prefixes
     /// get a colon before a value that starts with a capital letter.
