@@ -75,7 +75,7 @@ let package = Package(
         // Saves in a loop until killed, for the marker crash test.
         .executableTarget(name: "limelight-stress", dependencies: ["LimelightData"], path: "Tests/Tools/MarkerStress"),
         .testTarget(name: "LimelightDataTests", dependencies: ["LimelightData"]),
-        .testTarget(name: "LimelightSearchTests", dependencies: ["LimelightSearch"]),
+        .testTarget(name: "LimelightSearchTests", dependencies: ["LimelightSearch", "LimelightData"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LimelightData"]),
     ],
     cxxLanguageStandard: .cxx17

@@ -107,6 +107,8 @@ cx_writer *cx_writer_open(const char *path, double lock_timeout, cx_error *error
         int rc = guarded(error, [&] { writer = new cx_writer{Xapian::WritableDatabase(path, Xapian::DB_CREATE_OR_OPEN)}; });
         if (rc == CX_OK) return writer;
         if (rc != CX_ERR_LOCK || std::chrono::steady_clock::now() >= deadline) return nullptr;
+        // Only the last attempt's error counts: a writer that gets the lock on a retry succeeded.
+        cx_error_clear(error);
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
 }
