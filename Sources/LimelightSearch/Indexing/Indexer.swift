@@ -134,7 +134,7 @@ public final class Indexer {
         if newSlots {
             try index.setMetadata(slots.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ","), forKey: IndexLayout.slotsKey)
         }
-        values[IndexLayout.snippetSlot] = Data(fieldTexts.map(\.text).joined(separator: " — ").utf8)
+        values[IndexLayout.snippetSlot] = Data(fieldTexts.map(\.text).filter { !$0.isEmpty }.joined(separator: " — ").utf8)
         let entity = record.entity ?? URL(fileURLWithPath: record.marker).deletingLastPathComponent().lastPathComponent
         let store = record.store ?? URL(fileURLWithPath: record.marker).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
         let data = IndexLayout.DocumentData(marker: record.marker, uri: uri, entity: entity, store: store, displayName: displayName)
