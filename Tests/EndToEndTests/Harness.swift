@@ -5,7 +5,7 @@ import LimelightData
 final class Harness {
     let home: URL
     let bin: URL
-    let environment: [String: String]
+    var environment: [String: String]
     private var daemons: [Process] = []
 
     struct Result {
