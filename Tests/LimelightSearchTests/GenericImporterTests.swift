@@ -139,6 +139,22 @@ struct GenericImporterTests {
         #expect(outcome.dropped.first?.reason.isEmpty == false)
     }
 
+    @Test func propertiesNamedLikeTheFiltersDoNotBreakSearching() throws {
+        let scratch = try Scratch()
+        let path = scratch.url.appendingPathComponent("index")
+        let index = try SearchIndex(path: path.path)
+        try index.setMetadata("name,store,entity", forKey: IndexLayout.fieldsKey)
+        let data = IndexLayout.DocumentData(marker: scratch.path("Thing/1.x"), uri: "x-coredata://S/Thing/p1", entity: "Thing", store: "S", displayName: "One")
+        try index.replaceDocument(IndexDocument(uniqueTerm: "Qx-coredata://S/Thing/p1", booleanTerms: ["XE:Thing"],
+                                                fields: [("XPNAME", "widget"), ("XPSTORE", "corner shop")], data: try JSONEncoder().encode(data)))
+        try index.commit()
+        let service = try SearchService(indexPath: path, registry: LibraryModel.registry(scratch))
+        let outcome = try service.search(SearchService.Options(query: "name:widget entity:Thing shop"))
+        // Found, then dropped: no store is registered for it.
+        #expect(outcome.hits.isEmpty)
+        #expect(outcome.dropped.map(\.document.uri) == ["x-coredata://S/Thing/p1"])
+    }
+
     /// Runs the sqlite3 shell on a store, as another program changing it would.
     private func sqlite(_ store: URL, _ sql: String) throws {
         let process = Process()

@@ -40,6 +40,14 @@ public enum IndexLayout {
         public var entity: String
         public var store: String
         public var displayName: String
+
+        public init(marker: String, uri: String, entity: String, store: String, displayName: String) {
+            self.marker = marker
+            self.uri = uri
+            self.entity = entity
+            self.store = store
+            self.displayName = displayName
+        }
     }
 
     /// The object URI a marker path stands for, from the path alone:

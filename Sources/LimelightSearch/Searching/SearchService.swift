@@ -48,9 +48,12 @@ public final class SearchService {
     public func query(for options: Options) throws -> SearchQuery {
         var query = SearchQuery(text: options.query)
         query.language = try options.language ?? reader.metadata(forKey: IndexLayout.languageKey) ?? "english"
-        let fields = (try reader.metadata(forKey: IndexLayout.fieldsKey) ?? "").split(separator: ",").map(String.init)
-        query.fieldPrefixes = Dictionary(uniqueKeysWithValues: fields.map { ($0, IndexLayout.fieldPrefix($0)) })
         query.booleanPrefixes = ["entity": IndexLayout.entityPrefix, "store": IndexLayout.storePrefix]
+        // A property called `entity` or `store` stays searchable as plain words: Xapian refuses a
+        // name that is both a field and a filter.
+        let fields = (try reader.metadata(forKey: IndexLayout.fieldsKey) ?? "").split(separator: ",").map(String.init)
+            .filter { query.booleanPrefixes[$0] == nil }
+        query.fieldPrefixes = Dictionary(uniqueKeysWithValues: fields.map { ($0, IndexLayout.fieldPrefix($0)) })
         query.offset = options.offset
         query.limit = options.limit
         query.snippetSlot = IndexLayout.snippetSlot
