@@ -89,6 +89,21 @@ struct ImporterProcessTests {
         #expect(try importer.importRecord(markerPath: "/r/Recipe/3.recipe").displayName == "ok")
     }
 
+    @Test func anImporterOutOfStepIsRestarted() throws {
+        let scratch = try Scratch()
+        // Answers the first record twice: the second copy would be taken for the next record.
+        let importer = try program(in: scratch, """
+            while read -r marker; do
+              printf '{"marker":"%s"}\n' "$marker"
+              case "$marker" in */1.recipe) printf '{"marker":"%s"}\n' "$marker" ;; esac
+            done
+            """)
+        #expect(try importer.importRecord(markerPath: "/r/Recipe/1.recipe").marker == "/r/Recipe/1.recipe")
+        let stale = try #require(throws: ExternalImporterError.self) { try importer.importRecord(markerPath: "/r/Recipe/2.recipe") }
+        #expect(stale.reason.contains("answered for /r/Recipe/1.recipe when asked for /r/Recipe/2.recipe"))
+        #expect(try importer.importRecord(markerPath: "/r/Recipe/3.recipe").marker == "/r/Recipe/3.recipe")
+    }
+
     @Test func nonsenseAndMissingProgramsAreErrors() throws {
         let scratch = try Scratch()
         let chatty = try program(in: scratch, "while read -r marker; do echo 'hello there'; done")

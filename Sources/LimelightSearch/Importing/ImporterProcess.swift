@@ -96,7 +96,13 @@ public final class ImporterProcess {
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + manifest.arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
-        let result = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        var result = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        // ETXTBSY: a process forked elsewhere at the moment the program was written still holds it
+        // open for writing; that passes in a moment.
+        for _ in 0..<20 where result == ETXTBSY {
+            usleep(25_000)
+            result = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        }
         close(toChild[0])
         close(fromChild[1])
         guard result == 0 else {
@@ -135,13 +141,20 @@ public final class ImporterProcess {
             stop()
             throw ExternalImporterError(importer: manifest.name, reason: "hung for \(String(format: "%g", timeout)) s on \(markerPath); killed and restarted")
         }
+        var record: IndexRecord
         do {
-            var record = try JSONDecoder().decode(IndexRecord.self, from: line)
-            if record.marker.isEmpty { record.marker = markerPath }
-            return record
+            record = try JSONDecoder().decode(IndexRecord.self, from: line)
         } catch {
             throw ExternalImporterError(importer: manifest.name, reason: "answered with a line that is not an index record: \(error)")
         }
+        if record.marker.isEmpty { record.marker = markerPath }
+        // An answer about another marker means the program and the daemon are out of step (it
+        // wrote two lines for one record): every later answer would belong to the wrong record.
+        guard record.marker == markerPath else {
+            stop()
+            throw ExternalImporterError(importer: manifest.name, reason: "answered for \(record.marker) when asked for \(markerPath); restarted")
+        }
+        return record
     }
 
     /// The child's exit status if it exits within `seconds`.
