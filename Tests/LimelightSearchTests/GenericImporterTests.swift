@@ -139,6 +139,23 @@ struct GenericImporterTests {
         #expect(outcome.dropped.first?.reason.isEmpty == false)
     }
 
+    @Test func searchesStemLikeTheIndexWasWritten() throws {
+        let scratch = try Scratch()
+        let context = try LibraryModel.open(in: scratch)
+        try LibraryModel.addBook(context, title: "Salsa", summary: "Chopped tomatoes", pages: 1)
+        try context.save()
+        let indexURL = scratch.url.appendingPathComponent("index")
+        let indexer = try Indexer(indexPath: indexURL, language: "none", registry: LibraryModel.registry(scratch), importerDirectories: [])
+        indexer.apply(changed: Reconciler.markers(in: try #require(LibraryModel.roots(scratch).values.first)), removedURIs: [])
+        let service = try SearchService(indexPath: indexURL, registry: LibraryModel.registry(scratch))
+        // English stemming would look for the stem "tomato", which an unstemmed index lacks.
+        #expect(try service.search(SearchService.Options(query: "tomatoes")).hits.count == 1)
+        #expect(try service.search(SearchService.Options(query: "tomato")).hits.isEmpty)
+        var english = SearchService.Options(query: "tomatoes")
+        english.language = "english"
+        #expect(try service.search(english).hits.isEmpty)
+    }
+
     @Test func propertiesNamedLikeTheFiltersDoNotBreakSearching() throws {
         let scratch = try Scratch()
         let path = scratch.url.appendingPathComponent("index")

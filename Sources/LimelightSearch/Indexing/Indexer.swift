@@ -36,10 +36,14 @@ public final class Indexer {
         manifests = discovered.byExtension
         for problem in discovered.problems { logger.warning("importer manifest: \(problem)") }
         // Searches stem their words the way the index was written unless told otherwise.
-        if let stored = try index.metadata(forKey: IndexLayout.languageKey), stored != language {
+        let stored = try index.metadata(forKey: IndexLayout.languageKey)
+        if let stored, stored != language {
             logger.warning("the index was written with stemming '\(stored)'; now writing with '\(language)' (reindex for consistent results)")
         }
-        try index.setMetadata(language, forKey: IndexLayout.languageKey)
+        if stored != language {
+            try index.setMetadata(language, forKey: IndexLayout.languageKey)
+            try index.commit()
+        }
         let storedFields = try index.metadata(forKey: IndexLayout.fieldsKey) ?? ""
         fields = Set(storedFields.split(separator: ",").map(String.init))
         let storedSlots = try index.metadata(forKey: IndexLayout.slotsKey) ?? ""
