@@ -73,7 +73,8 @@ public final class IndexerDaemon: @unchecked Sendable {
             let registry = ExternalRecordsRegistry.rootsDirectory
             try? FileManager.default.createDirectory(at: registry, withIntermediateDirectories: true)
             watcher.addTree(registry.path)
-            refreshRoots()
+            // One reconcile of every root at startup, which also drops unregistered stores' documents.
+            refreshRoots(reconcilingNewRoots: false)
             reconcile(roots)
         }
         watcher.start()
@@ -91,8 +92,9 @@ public final class IndexerDaemon: @unchecked Sendable {
         finished.signal()
     }
 
-    /// Reads the registry and watches roots that are new.
-    private func refreshRoots() {
+    /// Reads the registry and watches roots that are new (and reconciles them, unless the caller
+    /// reconciles everything next).
+    private func refreshRoots(reconcilingNewRoots: Bool = true) {
         let current = ExternalRecordsRegistry.registeredRoots()
         // An unregistered store's folder is no longer watched; its documents go at the next
         // reconcile of any root.
@@ -108,7 +110,7 @@ public final class IndexerDaemon: @unchecked Sendable {
             if events.contains(where: { $0.kind == .watchLimitReached }) { fallBackToScanning(root.path) }
             if let old = roots[store] { watcher.removeTree(old.path) }
             roots[store] = root
-            reconcile([store: root])
+            if reconcilingNewRoots { reconcile([store: root]) }
         }
     }
 
