@@ -47,6 +47,27 @@ import Testing
         #expect((again["values"] as? [String: Any])?["servings"] as? Int == 8)
     }
 
+    @Test func textOutputShowsNameEntityURIMarkerSnippetAndValues() throws {
+        let h = try cookbook()
+        let text = try h.run("limelight", ["search", "cilantro"]).stdout
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("Cookbook recipe: Salsa  [Recipe, ") == true)
+        #expect(lines.contains { $0.hasPrefix("  uri:    x-coredata://") && $0.hasSuffix("/Recipe/p1") })
+        #expect(lines.contains { $0.hasPrefix("  marker: ") && $0.hasSuffix("/Recipe/1.recipe") })
+        #expect(lines.contains { $0.hasPrefix("  …") && $0.contains("[cilantro]") })
+        #expect(lines.contains("    servings: 4"))
+        let none = try h.run("limelight", ["search", "durian"])
+        #expect(none.stdout.isEmpty)
+        #expect(none.stderr.contains("no matches"))
+    }
+
+    @Test func searchingWithoutAnIndexSaysHowToMakeOne() throws {
+        let h = try Harness()
+        let result = try h.run("limelight", ["search", "tomato"], allowFailure: true)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("no index yet"))
+    }
+
     @Test func countSortOffsetAndLimit() throws {
         let h = try cookbook()
         #expect(try h.searchCount("lime") == 2)
