@@ -25,6 +25,8 @@ install: build-release
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share
 	for p in limelight limelightd cookbook cookbook-importer; do install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/$$p" $(DESTDIR)$(PREFIX)/bin/; done
 	cd share && find limelight systemd mime applications man -type f | while read -r f; do install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/$$f"; done
+	# The unit names the installed program by its full path, whatever PREFIX is.
+	sed -i 's|^ExecStart=limelightd |ExecStart=$(PREFIX)/bin/limelightd |' $(DESTDIR)$(PREFIX)/share/systemd/user/limelightd.service
 	for p in limelight limelightd cookbook; do \
 	  install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d; \
 	  $(DESTDIR)$(PREFIX)/bin/$$p --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$p; \

@@ -77,7 +77,7 @@ let package = Package(
         // Random and mutated format strings against the predicate parser, evaluator and SQL, for a time or a count.
         .executableTarget(name: "limelight-predicate-fuzz", dependencies: ["LimelightData"], path: "Tests/Tools/PredicateFuzz"),
         .testTarget(name: "LimelightDataTests", dependencies: ["LimelightData"]),
-        .testTarget(name: "LimelightSearchTests", dependencies: ["LimelightSearch"]),
+        .testTarget(name: "LimelightSearchTests", dependencies: ["LimelightSearch", "LimelightData"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LimelightData"]),
     ],
     cxxLanguageStandard: .cxx17

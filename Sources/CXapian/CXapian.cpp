@@ -9,8 +9,6 @@
 #include <string>
 #include <thread>
 
-struct cx_writer { Xapian::WritableDatabase db; };
-struct cx_reader { Xapian::Database db; };
 struct cx_doc {
     Xapian::Document document;
     Xapian::TermGenerator generator;
@@ -74,6 +72,23 @@ Xapian::Stem make_stemmer(const char *language) {
 
 }  // namespace
 
+struct cx_writer { Xapian::WritableDatabase db; };
+struct cx_reader { Xapian::Database db; };
+
+namespace {
+
+// Runs a read; when a writer has moved the database on far enough that this reader's revision is
+// gone (DatabaseModifiedError), reopens at the newest revision and runs it once more.
+template <typename Body> int reader_guarded(cx_reader *reader, cx_error *error, Body body) {
+    int rc = guarded(error, body);
+    if (rc != CX_ERR_MODIFIED) return rc;
+    cx_error_clear(error);
+    rc = guarded(error, [&] { reader->db.reopen(); });
+    return rc == CX_OK ? guarded(error, body) : rc;
+}
+
+}  // namespace
+
 extern "C" {
 
 void cx_error_clear(cx_error *error) {
@@ -92,8 +107,14 @@ cx_writer *cx_writer_open(const char *path, double lock_timeout, cx_error *error
         int rc = guarded(error, [&] { writer = new cx_writer{Xapian::WritableDatabase(path, Xapian::DB_CREATE_OR_OPEN)}; });
         if (rc == CX_OK) return writer;
         if (rc != CX_ERR_LOCK || std::chrono::steady_clock::now() >= deadline) return nullptr;
+        // Only the last attempt's error counts: a writer that gets the lock on a retry succeeded.
+        cx_error_clear(error);
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
+}
+
+int cx_writer_close_database(cx_writer *writer, cx_error *error) {
+    return guarded(error, [&] { writer->db.close(); });
 }
 
 void cx_writer_close(cx_writer *writer) {
@@ -208,13 +229,13 @@ int cx_reader_reopen(cx_reader *reader, cx_error *error) {
 
 unsigned cx_reader_doccount(cx_reader *reader, cx_error *error) {
     unsigned count = 0;
-    guarded(error, [&] { count = reader->db.get_doccount(); });
+    reader_guarded(reader, error, [&] { count = reader->db.get_doccount(); });
     return count;
 }
 
 char *cx_reader_get_metadata(cx_reader *reader, const char *key, cx_error *error) {
     std::string value;
-    if (guarded(error, [&] { value = reader->db.get_metadata(key); }) != CX_OK) return nullptr;
+    if (reader_guarded(reader, error, [&] { value = reader->db.get_metadata(key); }) != CX_OK) return nullptr;
     return copy_string(value);
 }
 
@@ -256,13 +277,7 @@ int cx_reader_search(cx_reader *reader, const cx_query *query, cx_hit_callback c
             callback(context, *hit, hit.get_rank(), hit.get_percent(), data.data(), data.size(), snippet.data(), snippet.size());
         }
     };
-    int rc = guarded(error, run);
-    if (rc == CX_ERR_MODIFIED) {
-        cx_error_clear(error);
-        rc = guarded(error, [&] { reader->db.reopen(); });
-        if (rc == CX_OK) rc = guarded(error, run);
-    }
-    return rc;
+    return reader_guarded(reader, error, run);
 }
 
 char *cx_sortable_serialise(double value, size_t *length) {

@@ -13,10 +13,11 @@ extension Limelight {
             """)
         @Argument(help: "The query.") var query: [String]
         @Option(help: "The index (default: $XDG_DATA_HOME/limelight/index).") var index: String?
-        @Option(help: "Stemming language.") var language = "english"
+        @Option(help: "Stemming language (a Xapian stemmer name such as english or french, or none); default: the index's.")
+        var language: String?
         @Option(help: "At most this many hits.") var limit = 20
         @Option(help: "Skip this many hits.") var offset = 0
-        @Option(help: "Sort by an indexed property (or name); PROPERTY:desc for descending.") var sort: String?
+        @Option(help: "Sort by an indexed property, or displayName; PROPERTY:desc for descending.") var sort: String?
         @Flag(help: "Print only the number of hits.") var count = false
         @Flag(help: "Print one JSON object per hit.") var json = false
         @Flag(help: "Keep running and print changes to the results as the index changes.") var live = false
@@ -52,9 +53,11 @@ enum HitPrinter {
     static func print(_ hit: SearchService.Hit, json: Bool, prefix: String = "") throws {
         let values = ObjectPrinter.values(of: hit.object)
         if json {
-            try printJSON(["displayName": hit.document.displayName, "entity": hit.document.entity, "uri": hit.document.uri,
-                           "marker": hit.document.marker, "store": hit.document.store, "percent": hit.percent,
-                           "snippet": hit.snippet, "values": values, "change": prefix])
+            var object: [String: Any] = ["displayName": hit.document.displayName, "entity": hit.document.entity, "uri": hit.document.uri,
+                                         "marker": hit.document.marker, "store": hit.document.store, "percent": hit.percent,
+                                         "snippet": hit.snippet, "values": values]
+            if !prefix.isEmpty { object["change"] = prefix.trimmingCharacters(in: .whitespaces) }
+            try printJSON(object)
             return
         }
         Swift.print("\(prefix)\(hit.document.displayName)  [\(hit.document.entity), \(hit.percent)%]")
@@ -66,7 +69,7 @@ enum HitPrinter {
 }
 
 /// `limelight search --live`: reruns the query whenever the index commits, printing what entered
-/// (+) and left (-) the results, like `mdfind -live`.
+/// (+) and left (-) the results and hits whose object changed (~), like `mdfind -live`.
 struct LiveSearch {
     let service: SearchService
     let options: SearchService.Options
@@ -74,17 +77,26 @@ struct LiveSearch {
     let json: Bool
 
     func run() throws {
-        var shown: [String: String] = [:]
+        // What was printed per URI: display name and the object's values as text.
+        var shown: [String: (name: String, values: String)] = [:]
         func refresh() throws {
             try service.reader.reopen()
             let outcome = try service.search(options)
-            var now: [String: String] = [:]
+            var now: [String: (name: String, values: String)] = [:]
             for hit in outcome.hits {
-                now[hit.document.uri] = hit.document.displayName
-                if shown[hit.document.uri] == nil { try HitPrinter.print(hit, json: json, prefix: "+ ") }
+                let current = (hit.document.displayName, ObjectPrinter.text(ObjectPrinter.values(of: hit.object)))
+                now[hit.document.uri] = current
+                if let before = shown[hit.document.uri] {
+                    if before != current { try HitPrinter.print(hit, json: json, prefix: "~ ") }
+                } else {
+                    try HitPrinter.print(hit, json: json, prefix: "+ ")
+                }
             }
-            for (uri, name) in shown where now[uri] == nil {
-                if json { try printJSON(["change": "- ", "uri": uri, "displayName": name]) } else { Swift.print("- \(name)  \(uri)") }
+            for (uri, old) in shown where now[uri] == nil {
+                if json { try printJSON(["change": "-", "uri": uri, "displayName": old.name]) } else { Swift.print("- \(old.name)  \(uri)") }
+            }
+            for dropped in outcome.dropped {
+                FileHandle.standardError.write(Data("dropped \(dropped.document.uri): \(dropped.reason)\n".utf8))
             }
             shown = now
             fflush(nil)

@@ -12,37 +12,51 @@ extension Limelight {
         func run() throws {
             let roots = ExternalRecordsRegistry.registeredRoots()
             guard let status = DaemonStatus.read(), status.isRunning else {
-                print("limelightd: not running")
-                print("registered records folders: \(roots.count)")
-                for (store, root) in roots.sorted(by: { $0.key < $1.key }) { print("  \(store)  \(root.path)") }
+                if json {
+                    try printJSON(["running": false, "roots": roots.mapValues(\.path)])
+                } else {
+                    print("limelightd: not running")
+                    print("registered records folders: \(roots.count)")
+                    for (store, root) in roots.sorted(by: { $0.key < $1.key }) { print("  \(store)  \(root.path)") }
+                }
                 throw ExitCode(3)
             }
             if json {
                 let encoder = JSONEncoder()
                 encoder.dateEncodingStrategy = .iso8601
-                encoder.outputFormatting = [.sortedKeys]
-                print(String(decoding: try encoder.encode(status), as: UTF8.self))
+                var object = try JSONSerialization.jsonObject(with: try encoder.encode(status)) as? [String: Any] ?? [:]
+                object["running"] = true
+                try printJSON(object)
                 return
             }
-            print("limelightd: running (pid \(status.pid), since \(status.startedAt))")
-            print("index: \(status.indexPath), \(status.documents) documents, last commit \(status.lastCommit.map { "\($0)" } ?? "none")")
-            print("queue: \(status.queued); batches: \(status.batches); indexed \(status.indexedTotal), removed \(status.removedTotal); queue overflows: \(status.overflows)")
-            print("roots:")
-            for (store, root) in status.roots.sorted(by: { $0.key < $1.key }) { print("  \(store)  \(root)") }
-            if !status.scannedRoots.isEmpty { print("scanned periodically (inotify watch limit): \(status.scannedRoots.joined(separator: ", "))") }
-            if !status.failures.isEmpty {
-                print("failures:")
-                for (marker, reason) in status.failures.sorted(by: { $0.key < $1.key }) { print("  \(marker): \(reason)") }
+            let dates = ISO8601DateFormatter()
+            print("limelightd: running (pid \(status.pid), since \(dates.string(from: status.startedAt)))")
+            print("index: \(status.indexPath)")
+            print("documents: \(status.documents)")
+            print("last commit: \(status.lastCommit.map(dates.string(from:)) ?? "none")")
+            print("queue: \(status.queued)")
+            print("batches: \(status.batches); indexed \(status.indexedTotal), removed \(status.removedTotal); queue overflows: \(status.overflows)")
+            print("roots: \(status.roots.count)")
+            for (store, root) in status.roots.sorted(by: { $0.key < $1.key }) {
+                let scanned = status.scannedRoots.contains { $0 == root || $0.hasPrefix(root + "/") }
+                print("  \(store)  \(root)\(scanned ? "  (scanned every few seconds: inotify watch limit)" : "")")
             }
+            print("failures: \(status.failures.count)")
+            for (marker, reason) in status.failures.sorted(by: { $0.key < $1.key }) { print("  \(marker): \(reason)") }
         }
     }
 
     struct Index: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Index every registered records folder once, without the daemon.")
+            abstract: "Index every registered records folder once, without the daemon.",
+            discussion: "Shows a progress bar on standard error when it is a terminal.")
         @Option(help: "The index (default: $XDG_DATA_HOME/limelight/index).") var index: String?
-        @Option(help: "Stemming language.") var language = "english"
+        @Option(help: "Stemming language (a Xapian stemmer name, or none).") var language = "english"
         @Option(help: "Markers per commit.") var batchSize = 5000
+
+        func validate() throws {
+            guard batchSize > 0 else { throw ValidationError("--batch-size must be positive") }
+        }
 
         func run() throws {
             signal(SIGPIPE, SIG_IGN)
@@ -55,22 +69,18 @@ extension Limelight {
             }
             let plan = try Reconciler.plan(index: indexer.index, roots: ExternalRecordsRegistry.registeredRoots())
             let total = plan.changed.count
-            let tty = isatty(STDERR_FILENO) == 1
+            let bar = ProgressBar(total: total)
             var done = 0, failed = 0
             let start = Date()
             var removedURIs = plan.removedURIs
             for chunk in stride(from: 0, to: max(total, 1), by: batchSize) {
                 let slice = Array(plan.changed[chunk..<min(total, chunk + batchSize)])
-                let report = indexer.apply(changed: slice, removedURIs: removedURIs)
+                let report = indexer.apply(changed: slice, removedURIs: removedURIs) { bar?.update(done: done + $0) }
                 removedURIs = []
                 done += slice.count
                 failed += report.failed
-                if tty {
-                    let width = 30, filled = total == 0 ? width : width * done / total
-                    FileHandle.standardError.write(Data("\r[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(done)/\(total)".utf8))
-                }
             }
-            if tty { FileHandle.standardError.write(Data("\n".utf8)) }
+            bar?.finish()
             let seconds = Date().timeIntervalSince(start)
             print("indexed \(total - failed), removed \(plan.removedURIs.count), unchanged \(plan.unchanged), failed \(failed) in \(String(format: "%.2f", seconds)) s")
             for (marker, reason) in indexer.failures.sorted(by: { $0.key < $1.key }).prefix(20) { print("  failed \(marker): \(reason)") }

@@ -15,6 +15,15 @@ struct LimelightDaemon: ParsableCommand {
     @Option(help: "The Xapian index (default: $XDG_DATA_HOME/limelight/index).") var index: String?
     @Option(help: "Stemming language for indexed text (a Xapian stemmer name, or none).") var language = "english"
     @Flag(help: "Log every batch.") var verbose = false
+    @Option(help: "Seconds between rescans of a folder that could not be watched (inotify watch limit).")
+    var rescanInterval: Double = 30
+    @Option(help: ArgumentHelp("Use at most N inotify watches, as if the kernel's limit were that low: a testing aid for the periodic-scan fallback.", valueName: "N"))
+    var maxWatches: Int?
+
+    func validate() throws {
+        guard rescanInterval > 0, rescanInterval.isFinite else { throw ValidationError("--rescan-interval must be a positive number of seconds") }
+        if let maxWatches, maxWatches < 0 { throw ValidationError("--max-watches must not be negative") }
+    }
 
     func run() throws {
         let level: Logger.Level = verbose ? .debug : .info
@@ -27,6 +36,8 @@ struct LimelightDaemon: ParsableCommand {
         var options = IndexerDaemon.Options()
         if let index { options.indexPath = URL(fileURLWithPath: index) }
         options.language = language
+        options.rescanInterval = rescanInterval
+        options.maxWatches = maxWatches
         let daemon: IndexerDaemon
         do {
             daemon = try IndexerDaemon(options: options, logger: logger)

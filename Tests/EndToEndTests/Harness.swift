@@ -5,7 +5,7 @@ import LimelightData
 final class Harness {
     let home: URL
     let bin: URL
-    let environment: [String: String]
+    var environment: [String: String]
     private var daemons: [Process] = []
 
     struct Result {
@@ -76,7 +76,10 @@ final class Harness {
         return result
     }
 
-    /// Starts limelightd and waits until it reports itself running.
+    /// Where `startDaemon` writes the daemon's log.
+    var daemonLog: URL { home.appendingPathComponent("limelightd.log") }
+
+    /// Starts limelightd and waits until it reports itself running; its log goes to `daemonLog`.
     @discardableResult
     func startDaemon(extra: [String] = []) throws -> Process {
         let process = Process()
@@ -84,8 +87,14 @@ final class Harness {
         process.arguments = ["--foreground"] + extra
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        if !FileManager.default.fileExists(atPath: daemonLog.path) {
+            _ = FileManager.default.createFile(atPath: daemonLog.path, contents: nil)
+        }
+        let log = try FileHandle(forWritingTo: daemonLog)
+        log.seekToEndOfFile()
+        process.standardError = log
         try process.run()
+        try log.close()
         daemons.append(process)
         try waitUntil("the daemon reports itself running") { (try? self.run("limelight", ["status"]))?.status == 0 }
         return process
@@ -99,6 +108,30 @@ final class Harness {
     func searchCount(_ query: String) throws -> Int {
         Int(try run("limelight", ["search", "--count"] + query.split(separator: " ").map(String.init)).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// The daemon's log so far.
+    var daemonLogText: String { (try? String(contentsOf: daemonLog, encoding: .utf8)) ?? "" }
+
+    /// Runs `sqlite3` on the cookbook store, as another program changing it behind the app's back.
+    func sqlite(_ sql: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["sqlite3", storeURL.path, sql]
+        try process.run()
+        process.waitUntilExit()
+        if process.terminationStatus != 0 { throw HarnessError("sqlite3 \(sql) exited \(process.terminationStatus)") }
+    }
+
+    /// The marker files of the cookbook store, by recipe primary key.
+    func markers() throws -> [Int: String] {
+        let folder = storeURL.deletingLastPathComponent()
+        var result: [Int: String] = [:]
+        for path in try FileManager.default.subpathsOfDirectory(atPath: folder.path) where path.hasSuffix(".recipe") {
+            let name = (path as NSString).lastPathComponent
+            if let key = Int(name.dropLast(".recipe".count)) { result[key] = folder.appendingPathComponent(path).path }
+        }
+        return result
     }
 
     /// Polls `condition` until it holds or the deadline passes.

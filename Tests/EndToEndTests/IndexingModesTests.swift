@@ -40,6 +40,9 @@ import Testing
         try h.waitUntil("the live search shows the first result") { text().contains("+ Cookbook recipe: Salsa") }
         try h.run("cookbook", ["add", "Pico", "--directions", "Fresh tomato."])
         try h.waitUntil("a new match appears") { text().contains("+ Cookbook recipe: Pico") }
+        try h.run("cookbook", ["edit", "Pico", "--directions", "Fresh tomato and chile."])
+        try h.waitUntil("a changed match is shown again") { text().contains("~ Cookbook recipe: Pico") }
+        #expect(text().contains("directions: Fresh tomato and chile."))
         try h.run("cookbook", ["delete", "Salsa"])
         try h.waitUntil("a removed match is reported") { text().contains("- Cookbook recipe: Salsa") }
         h.stop(daemon)

@@ -32,6 +32,8 @@ typedef struct cx_doc cx_doc;
 // Writable database, created when missing; retries a held lock for lock_timeout seconds.
 cx_writer *cx_writer_open(const char *path, double lock_timeout, cx_error *error);
 void cx_writer_close(cx_writer *writer);
+// Commits and releases the write lock; later calls on the writer fail with an error.
+int cx_writer_close_database(cx_writer *writer, cx_error *error);
 int cx_writer_replace(cx_writer *writer, const char *unique_term, const cx_doc *doc, cx_error *error);
 int cx_writer_delete(cx_writer *writer, const char *unique_term, cx_error *error);
 int cx_writer_contains(cx_writer *writer, const char *term, cx_error *error);  // 1, 0, or -1 on error
@@ -55,7 +57,7 @@ int cx_doc_add_boolean_term(cx_doc *doc, const char *term, cx_error *error);
 int cx_doc_add_value(cx_doc *doc, unsigned slot, const char *value, size_t length, cx_error *error);
 int cx_doc_index_text(cx_doc *doc, const char *text, const char *prefix, cx_error *error);
 
-// Read-only database.
+// Read-only database. Every read reopens once on DatabaseModifiedError and tries again.
 cx_reader *cx_reader_open(const char *path, cx_error *error);
 void cx_reader_close(cx_reader *reader);
 int cx_reader_reopen(cx_reader *reader, cx_error *error);

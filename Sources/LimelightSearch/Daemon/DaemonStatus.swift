@@ -39,8 +39,13 @@ public struct DaemonStatus: Codable, Sendable {
         return try? decoder.decode(DaemonStatus.self, from: data)
     }
 
-    /// Whether the process that wrote this status is still alive.
-    public var isRunning: Bool { kill(pid, 0) == 0 }
+    /// Whether the process that wrote this status is still alive (and is a limelightd, not a
+    /// process that got the pid of a killed daemon).
+    public var isRunning: Bool {
+        guard kill(pid, 0) == 0 || errno == EPERM else { return false }
+        guard let comm = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return true }
+        return comm.trimmingCharacters(in: .whitespacesAndNewlines) == "limelightd"
+    }
 }
 
 /// XDG folders the search side uses.

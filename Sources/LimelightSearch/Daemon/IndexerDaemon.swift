@@ -16,8 +16,11 @@ public final class IndexerDaemon: @unchecked Sendable {
         public var coalescingWindow: TimeInterval = 0.03
         /// A batch is applied at once when this many markers are waiting.
         public var maxBatchSize = 2000
+        /// How often a root that could not be fully watched is rescanned.
         public var rescanInterval: TimeInterval = 30
         public var lockTimeout: TimeInterval = 0.5
+        /// Caps inotify watches below the kernel's limit, to exercise the scan fallback in tests.
+        public var maxWatches: Int?
         public init() {}
     }
 
@@ -40,19 +43,22 @@ public final class IndexerDaemon: @unchecked Sendable {
     private var lastCommit: Date?
     private let logger: Logger
     private let finished = DispatchSemaphore(value: 0)
+    private var stopped = false
 
     /// Opens the index for writing; fails with a lock error when another daemon has it.
     public init(options: Options, logger: Logger) throws {
         self.options = options
         self.logger = logger
         indexer = try Indexer(indexPath: options.indexPath, language: options.language, lockTimeout: options.lockTimeout)
+        lastCommit = (try? indexer.index.metadata(forKey: IndexLayout.lastCommitKey)).flatMap { $0 }
+            .flatMap { ISO8601DateFormatter().date(from: $0) }
     }
 
     /// Runs until SIGTERM or SIGINT; returns after the last batch is committed.
     public func run() throws {
         signal(SIGPIPE, SIG_IGN)
         let queue = self.queue
-        let watcher = try InotifyWatcher { [weak self] events in
+        let watcher = try InotifyWatcher(maxWatches: options.maxWatches) { [weak self] events in
             queue.async { [weak self] in self?.handle(events) }
         }
         self.watcher = watcher
@@ -67,7 +73,8 @@ public final class IndexerDaemon: @unchecked Sendable {
             let registry = ExternalRecordsRegistry.rootsDirectory
             try? FileManager.default.createDirectory(at: registry, withIntermediateDirectories: true)
             watcher.addTree(registry.path)
-            refreshRoots()
+            // One reconcile of every root at startup, which also drops unregistered stores' documents.
+            refreshRoots(reconcilingNewRoots: false)
             reconcile(roots)
         }
         watcher.start()
@@ -78,14 +85,24 @@ public final class IndexerDaemon: @unchecked Sendable {
     private func shutDown(signal: Int32) {
         logger.info("limelightd: signal \(signal), finishing the batch")
         flush()
+        stopped = true
         watcher?.stop()
         writeStatus()
+        do { try indexer.index.close() } catch { logger.error("limelightd: closing the index: \(error)") }
         finished.signal()
     }
 
-    /// Reads the registry and watches roots that are new.
-    private func refreshRoots() {
+    /// Reads the registry and watches roots that are new (and reconciles them, unless the caller
+    /// reconciles everything next).
+    private func refreshRoots(reconcilingNewRoots: Bool = true) {
         let current = ExternalRecordsRegistry.registeredRoots()
+        // An unregistered store's folder is no longer watched; its documents go at the next
+        // reconcile of any root.
+        for (store, root) in roots where current[store] == nil {
+            watcher?.removeTree(root.path)
+            roots[store] = nil
+            logger.info("limelightd: \(root.path) is no longer registered")
+        }
         for (store, root) in current where roots[store] != root {
             try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             guard let watcher else { continue }
@@ -93,12 +110,15 @@ public final class IndexerDaemon: @unchecked Sendable {
             if events.contains(where: { $0.kind == .watchLimitReached }) { fallBackToScanning(root.path) }
             if let old = roots[store] { watcher.removeTree(old.path) }
             roots[store] = root
-            reconcile([store: root])
+            if reconcilingNewRoots { reconcile([store: root]) }
         }
     }
 
     private func handle(_ events: [WatchEvent]) {
+        guard !stopped else { return }
         let registry = ExternalRecordsRegistry.rootsDirectory.path
+        let wasIdle = changed.isEmpty && removed.isEmpty
+        defer { if wasIdle && !(changed.isEmpty && removed.isEmpty) { writeStatus() } }
         for event in events {
             switch event.kind {
             case .overflow:
@@ -160,7 +180,7 @@ public final class IndexerDaemon: @unchecked Sendable {
     private func reconcile(_ selected: [String: URL]) {
         guard !selected.isEmpty else { writeStatus(); return }
         do {
-            let plan = try Reconciler.plan(index: indexer.index, roots: selected)
+            let plan = try Reconciler.plan(index: indexer.index, roots: selected, registered: Set(roots.keys))
             if !plan.changed.isEmpty || !plan.removedURIs.isEmpty {
                 logger.info("limelightd: reconcile: \(plan.changed.count) to index, \(plan.removedURIs.count) to remove, \(plan.unchanged) unchanged")
                 for chunk in stride(from: 0, to: max(plan.changed.count, 1), by: options.maxBatchSize) {
@@ -180,12 +200,12 @@ public final class IndexerDaemon: @unchecked Sendable {
 
     private func fallBackToScanning(_ root: String) {
         guard scannedRoots.insert(root).inserted else { return }
-        logger.critical("limelightd: the inotify watch limit is reached; \(root) is rescanned every \(Int(options.rescanInterval)) s instead (raise fs.inotify.max_user_watches)")
+        logger.critical("limelightd: the inotify watch limit is reached; \(root) is rescanned every \(String(format: "%g", options.rescanInterval)) s instead (raise fs.inotify.max_user_watches)")
         guard rescanTimer == nil else { return }
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + options.rescanInterval, repeating: options.rescanInterval)
         timer.setEventHandler { [weak self] in
-            guard let self else { return }
+            guard let self, !self.stopped else { return }
             self.reconcile(self.roots.filter { entry in self.scannedRoots.contains { $0 == entry.value.path || $0.hasPrefix(entry.value.path + "/") } })
         }
         timer.resume()

@@ -8,14 +8,20 @@ import LimelightData
 /// Stores stay open between records (one reader per store), since the daemon imports in batches.
 public final class GenericImporter {
     private var readers: [String: (context: ManagedObjectContext, elements: ExternalRecordElements)] = [:]
+    private let registry: URL?
 
-    public init() {}
+    /// `registry` is the roots registry markers must lie in (default: the user's).
+    public init(registry: URL? = nil) { self.registry = registry }
+
+    private var roots: [String: URL] {
+        registry.map(ExternalRecordsRegistry.registeredRoots(in:)) ?? ExternalRecordsRegistry.registeredRoots()
+    }
 
     /// Drops cached store connections, e.g. after a batch, so files can be moved or deleted.
     public func closeStores() { readers = [:] }
 
     public func importRecord(markerPath: String) throws -> IndexRecord {
-        let elements = try ExternalRecordPath.decode(markerPath)
+        let elements = try ExternalRecordPath.decode(markerPath, roots: roots)
         let context = try self.context(for: elements)
         guard let id = context.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: elements.objectURI) else {
             throw ExternalRecordError(path: markerPath, reason: "store \(elements.storeURL.path) is not store \(elements.storeIdentifier)")
@@ -28,7 +34,7 @@ public final class GenericImporter {
 
     private func context(for elements: ExternalRecordElements) throws -> ManagedObjectContext {
         if let cached = readers[elements.storeIdentifier], cached.elements.storeURL == elements.storeURL { return cached.context }
-        let reader = try ExternalRecordReader(markerPath: elements.markerURL.path)
+        let reader = try ExternalRecordReader(markerPath: elements.markerURL.path, roots: roots)
         readers[elements.storeIdentifier] = (reader.context, elements)
         return reader.context
     }
@@ -83,7 +89,7 @@ public final class GenericImporter {
         case let string as String: return .text(string)
         case let date as Date: return .number(date.timeIntervalSinceReferenceDate)
         case let bool as Bool: return .number(bool ? 1 : 0)
-        case let number as any BinaryInteger: return .number(Double(Int64(number)))
+        case let number as any BinaryInteger: return .number(Double(number))
         case let number as Double: return .number(number)
         case let number as Float: return .number(Double(number))
         case let number as Decimal: return .number(NSDecimalNumber(decimal: number).doubleValue)

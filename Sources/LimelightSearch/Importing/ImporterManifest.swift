@@ -8,15 +8,22 @@ import Foundation
 /// Name=Cookbook
 /// Extensions=recipe
 /// Exec=cookbook-importer
+/// Timeout=10
 /// ```
 ///
 /// `Exec` is a program name (looked up next to `limelightd`, then on `PATH`) or an absolute path.
+/// `Timeout` (optional, seconds, default 10) is how long one record may take before the program
+/// is considered hung, killed and restarted.
 public struct ImporterManifest: Sendable, Equatable {
     public var name: String
     public var extensions: [String]
     public var executable: String
     public var arguments: [String]
     public var manifestPath: String
+    /// Seconds one record may take.
+    public var timeout: TimeInterval = ImporterManifest.defaultTimeout
+
+    public static let defaultTimeout: TimeInterval = 10
 
     public static func parse(_ text: String, path: String) throws -> ImporterManifest {
         var fields: [String: String] = [:]
@@ -31,9 +38,17 @@ public struct ImporterManifest: Sendable, Equatable {
         guard let exec = fields["Exec"], !exec.isEmpty else { throw ExternalImporterError(importer: path, reason: "no Exec= line") }
         let extensions = (fields["Extensions"] ?? "").split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard !extensions.isEmpty else { throw ExternalImporterError(importer: path, reason: "no Extensions= line") }
+        var timeout = defaultTimeout
+        if let text = fields["Timeout"] {
+            guard let seconds = TimeInterval(text), seconds > 0, seconds.isFinite else {
+                throw ExternalImporterError(importer: path, reason: "Timeout=\(text) is not a positive number of seconds")
+            }
+            timeout = seconds
+        }
         let words = exec.split(separator: " ").map(String.init)
         return ImporterManifest(name: fields["Name"] ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent,
-                                extensions: extensions, executable: words[0], arguments: Array(words.dropFirst()), manifestPath: path)
+                                extensions: extensions, executable: words[0], arguments: Array(words.dropFirst()), manifestPath: path,
+                                timeout: timeout)
     }
 
     /// Folders searched for manifests, most important first.

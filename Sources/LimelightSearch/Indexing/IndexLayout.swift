@@ -21,6 +21,8 @@ public enum IndexLayout {
     public static let fieldsKey = "limelight.fields"
     public static let slotsKey = "limelight.slots"
     public static let lastCommitKey = "limelight.lastCommit"
+    /// The stemming language the indexer wrote with; searches default to it.
+    public static let languageKey = "limelight.language"
 
     /// A boolean term as Xapian's QueryParser forms it for `field:Value`: multi-letter prefixes
     /// get a colon before a value that starts with a capital letter.
@@ -38,6 +40,14 @@ public enum IndexLayout {
         public var entity: String
         public var store: String
         public var displayName: String
+
+        public init(marker: String, uri: String, entity: String, store: String, displayName: String) {
+            self.marker = marker
+            self.uri = uri
+            self.entity = entity
+            self.store = store
+            self.displayName = displayName
+        }
     }
 
     /// The object URI a marker path stands for, from the path alone:

@@ -9,7 +9,7 @@ import Logging
 public final class Indexer {
     public let index: SearchIndex
     public let language: String
-    private let generic = GenericImporter()
+    private let generic: GenericImporter
     private var programs: [String: ImporterProcess] = [:]
     private let manifests: [String: ImporterManifest]
     private var fields: Set<String>
@@ -24,13 +24,26 @@ public final class Indexer {
         public var failed = 0
     }
 
-    public init(indexPath: URL, language: String = "english", lockTimeout: TimeInterval = 2) throws {
+    /// Opens (or creates) the index. `registry` is the roots registry markers must lie in and
+    /// `importerDirectories` the folders searched for importer manifests (defaults: the user's).
+    public init(indexPath: URL, language: String = "english", lockTimeout: TimeInterval = 2, registry: URL? = nil,
+                importerDirectories: [URL] = ImporterManifest.searchDirectories()) throws {
         try FileManager.default.createDirectory(at: indexPath.deletingLastPathComponent(), withIntermediateDirectories: true)
         index = try SearchIndex(path: indexPath.path, language: language, lockTimeout: lockTimeout)
         self.language = language
-        let discovered = ImporterManifest.discover()
+        generic = GenericImporter(registry: registry)
+        let discovered = ImporterManifest.discover(in: importerDirectories)
         manifests = discovered.byExtension
         for problem in discovered.problems { logger.warning("importer manifest: \(problem)") }
+        // Searches stem their words the way the index was written unless told otherwise.
+        let stored = try index.metadata(forKey: IndexLayout.languageKey)
+        if let stored, stored != language {
+            logger.warning("the index was written with stemming '\(stored)'; now writing with '\(language)' (reindex for consistent results)")
+        }
+        if stored != language {
+            try index.setMetadata(language, forKey: IndexLayout.languageKey)
+            try index.commit()
+        }
         let storedFields = try index.metadata(forKey: IndexLayout.fieldsKey) ?? ""
         fields = Set(storedFields.split(separator: ",").map(String.init))
         let storedSlots = try index.metadata(forKey: IndexLayout.slotsKey) ?? ""
@@ -57,8 +70,9 @@ public final class Indexer {
     }
 
     /// Indexes `changed` markers and removes the documents of `removedURIs`, then commits once.
+    /// `progress` is called after each marker with the number done so far.
     @discardableResult
-    public func apply(changed: [String], removedURIs: [String]) -> BatchReport {
+    public func apply(changed: [String], removedURIs: [String], progress: ((Int) -> Void)? = nil) -> BatchReport {
         var report = BatchReport()
         for uri in removedURIs {
             do {
@@ -68,7 +82,8 @@ public final class Indexer {
                 logger.error("cannot remove \(uri): \(error)")
             }
         }
-        for marker in changed {
+        for (done, marker) in changed.enumerated() {
+            defer { progress?(done + 1) }
             do {
                 guard let mtime = AtomicFileTime.modificationTime(marker) else { continue }
                 let record = try importRecord(markerPath: marker)
@@ -123,7 +138,7 @@ public final class Indexer {
         if newSlots {
             try index.setMetadata(slots.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ","), forKey: IndexLayout.slotsKey)
         }
-        values[IndexLayout.snippetSlot] = Data(fieldTexts.map(\.text).joined(separator: " — ").utf8)
+        values[IndexLayout.snippetSlot] = Data(fieldTexts.map(\.text).filter { !$0.isEmpty }.joined(separator: " — ").utf8)
         let entity = record.entity ?? URL(fileURLWithPath: record.marker).deletingLastPathComponent().lastPathComponent
         let store = record.store ?? URL(fileURLWithPath: record.marker).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
         let data = IndexLayout.DocumentData(marker: record.marker, uri: uri, entity: entity, store: store, displayName: displayName)

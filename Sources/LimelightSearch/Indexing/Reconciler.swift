@@ -28,7 +28,11 @@ public struct Reconciler {
     }
 
     /// What to index and remove so the index matches the markers of `roots` (store UUID → root).
-    public static func plan(index: SearchIndex, roots: [String: URL]) throws -> Plan {
+    ///
+    /// Documents of the stores in `roots` whose markers are gone are removed, and so are those of
+    /// stores not in `registered` (every registered store; default: the stores of `roots`).
+    /// Documents of other registered stores are left alone, so one root can be reconciled alone.
+    public static func plan(index: SearchIndex, roots: [String: URL], registered: Set<String>? = nil) throws -> Plan {
         var indexed: [String: Double] = [:]
         for entry in try index.uniqueTerms(prefix: IndexLayout.uniquePrefix, valueSlot: IndexLayout.markerTimeSlot) {
             let uri = String(entry.term.dropFirst(IndexLayout.uniquePrefix.count))
@@ -47,12 +51,11 @@ public struct Reconciler {
                 }
             }
         }
-        // Documents of these stores whose markers are gone; other stores' documents are left alone
-        // unless their store is no longer registered at all.
         let stores = Set(roots.keys)
-        for uri in indexed.keys where !seen.contains(uri) {
+        let known = registered ?? stores
+        for uri in indexed.keys.sorted() where !seen.contains(uri) {
             guard let store = uri.dropFirst("x-coredata://".count).split(separator: "/").first.map(String.init) else { continue }
-            if stores.contains(store) || roots[store] == nil { plan.removedURIs.append(uri) }
+            if stores.contains(store) || !known.contains(store) { plan.removedURIs.append(uri) }
         }
         return plan
     }

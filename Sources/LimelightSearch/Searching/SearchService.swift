@@ -6,10 +6,12 @@ import LimelightData
 public final class SearchService {
     public struct Options: Sendable {
         public var query: String
-        public var language = "english"
+        /// Stemming language for the query; `nil` uses the one the index was written with.
+        public var language: String?
         public var limit = 20
         public var offset = 0
-        /// A property name, or `name` for the display name; `-` in front sorts descending.
+        /// An indexed property, or `displayName` (also `name` when no property has that name);
+        /// `-` in front or `:desc` behind sorts descending.
         public var sort: String?
         public init(query: String) { self.query = query }
     }
@@ -30,35 +32,42 @@ public final class SearchService {
     }
 
     public let reader: SearchIndexReader
+    private let registry: URL?
     private var contexts: [String: ManagedObjectContext] = [:]
 
-    public init(indexPath: URL) throws {
+    /// `registry` is the roots registry hits' markers must lie in (default: the user's).
+    public init(indexPath: URL, registry: URL? = nil) throws {
         guard FileManager.default.fileExists(atPath: indexPath.path) else {
             throw SearchIndexError(kind: .opening, message: "no index yet (start limelightd, or run limelight index)", path: indexPath.path)
         }
         reader = try SearchIndexReader(path: indexPath.path)
+        self.registry = registry
     }
 
     /// The Xapian query for `options`, with every indexed property as a field prefix.
     public func query(for options: Options) throws -> SearchQuery {
         var query = SearchQuery(text: options.query)
-        query.language = options.language
-        let fields = (try reader.metadata(forKey: IndexLayout.fieldsKey) ?? "").split(separator: ",").map(String.init)
-        query.fieldPrefixes = Dictionary(uniqueKeysWithValues: fields.map { ($0, IndexLayout.fieldPrefix($0)) })
+        query.language = try options.language ?? reader.metadata(forKey: IndexLayout.languageKey) ?? "english"
         query.booleanPrefixes = ["entity": IndexLayout.entityPrefix, "store": IndexLayout.storePrefix]
+        // A property called `entity` or `store` stays searchable as plain words: Xapian refuses a
+        // name that is both a field and a filter.
+        let fields = (try reader.metadata(forKey: IndexLayout.fieldsKey) ?? "").split(separator: ",").map(String.init)
+            .filter { query.booleanPrefixes[$0] == nil }
+        query.fieldPrefixes = Dictionary(uniqueKeysWithValues: fields.map { ($0, IndexLayout.fieldPrefix($0)) })
         query.offset = options.offset
         query.limit = options.limit
         query.snippetSlot = IndexLayout.snippetSlot
         if var sort = options.sort {
             if sort.hasPrefix("-") { query.sortDescending = true; sort.removeFirst() }
             if sort.hasSuffix(":desc") { query.sortDescending = true; sort.removeLast(5) }
-            if sort == "name" || sort == "displayName" {
+            let slots = try propertySlots()
+            if let slot = slots[sort] {
+                query.sortSlot = slot
+            } else if sort == "displayName" || sort == "name" {
                 query.sortSlot = IndexLayout.displayNameSlot
             } else {
-                guard let slot = try propertySlots()[sort] else {
-                    throw SearchIndexError(kind: .other, message: "no indexed property '\(sort)' to sort by", path: reader.path)
-                }
-                query.sortSlot = slot
+                let known = (["displayName"] + slots.keys.sorted()).joined(separator: ", ")
+                throw SearchIndexError(kind: .other, message: "no indexed property '\(sort)' to sort by (known: \(known))", path: reader.path)
             }
         }
         return query
@@ -82,7 +91,10 @@ public final class SearchService {
         return try reader.search(query).estimatedTotal
     }
 
+    /// Runs the query and resolves its hits. Stores are opened afresh for every search, so a
+    /// long-running caller (`--live`) shows values as they are now, not as first read.
     public func search(_ options: Options) throws -> Outcome {
+        contexts = [:]
         let results = try reader.search(try query(for: options))
         var outcome = Outcome(estimatedTotal: results.estimatedTotal, hits: [], dropped: [])
         for hit in results.hits {
@@ -106,7 +118,8 @@ public final class SearchService {
         if let cached = contexts[document.store] {
             context = cached
         } else {
-            context = try ExternalRecordReader(markerPath: document.marker).context
+            let roots = registry.map(ExternalRecordsRegistry.registeredRoots(in:)) ?? ExternalRecordsRegistry.registeredRoots()
+            context = try ExternalRecordReader(markerPath: document.marker, roots: roots).context
             contexts[document.store] = context
         }
         guard let uri = URL(string: document.uri),

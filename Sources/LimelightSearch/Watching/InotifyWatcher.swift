@@ -15,6 +15,8 @@ public final class InotifyWatcher: @unchecked Sendable {
     private var wakeRead: Int32 = -1
     private var wakeWrite: Int32 = -1
     private let handler: Handler
+    /// At most this many watches, as if the kernel's limit were that low (`nil`: the kernel's).
+    private let maxWatches: Int?
     private let lock = NSLock()
     private var pathsByWatch: [Int32: String] = [:]
     private var watchesByPath: [String: Int32] = [:]
@@ -23,7 +25,10 @@ public final class InotifyWatcher: @unchecked Sendable {
     private static let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_MOVED_FROM) | UInt32(IN_DELETE)
         | UInt32(IN_CREATE) | UInt32(IN_DELETE_SELF) | UInt32(IN_DONT_FOLLOW)
 
-    public init(handler: @escaping Handler) throws {
+    /// `maxWatches` caps the watches this watcher adds, beyond which it behaves as when the
+    /// kernel's `fs.inotify.max_user_watches` is reached; a testing aid for the scan fallback.
+    public init(maxWatches: Int? = nil, handler: @escaping Handler) throws {
+        self.maxWatches = maxWatches
         fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw WatchError("inotify_init1 failed: \(String(cString: strerror(errno)))") }
         var fds: [Int32] = [0, 0]
@@ -84,6 +89,10 @@ public final class InotifyWatcher: @unchecked Sendable {
     public var watchedFolders: [String] { lock.withLock { Array(watchesByPath.keys) } }
 
     private func addTree(_ root: String, events: inout [WatchEvent], reportFiles: Bool) {
+        if let maxWatches, lock.withLock({ watchesByPath[root] == nil && watchesByPath.count >= maxWatches }) {
+            events.append(WatchEvent(kind: .watchLimitReached, path: root))
+            return
+        }
         let watch = inotify_add_watch(fd, root, Self.mask)
         if watch < 0 {
             if errno == ENOSPC { events.append(WatchEvent(kind: .watchLimitReached, path: root)) }

@@ -13,10 +13,18 @@ public final class SearchIndex: @unchecked Sendable {
     public init(path: String, language: String = "english", lockTimeout: TimeInterval = 2) throws {
         self.path = path
         self.language = language
+        // An unknown stemming language is refused now rather than on every document.
+        cx_doc_free(try xapianCall(path: path, { cx_doc_new(language, $0) }, failed: { $0 == nil }))
         handle = try xapianCall(path: path, { cx_writer_open(path, lockTimeout, $0) }, failed: { $0 == nil })!
     }
 
     deinit { cx_writer_close(handle) }
+
+    /// Commits and releases the write lock now rather than when the value goes away, so another
+    /// writer can start; anything done with this index afterwards fails with an error.
+    public func close() throws {
+        try xapianCall(path: path, { cx_writer_close_database(handle, $0) }, failed: { $0 != 0 })
+    }
 
     /// Adds the document, or replaces the one with the same unique term.
     public func replaceDocument(_ document: IndexDocument) throws {

@@ -1,0 +1,294 @@
+import Foundation
+import LimelightSearch
+import Testing
+
+/// The Swift wrapper over Xapian, against real databases in temporary folders.
+struct SearchIndexTests {
+    @Test func replaceByUniqueTermKeepsOneDocumentWithTheNewText() throws {
+        let scratch = try Scratch()
+        let index = try SearchIndex(path: scratch.path("db"))
+        try index.replaceDocument(Scratch.document("a", name: "Salsa", body: "chopped tomato"))
+        try index.replaceDocument(Scratch.document("b", name: "Guacamole", body: "mashed avocado"))
+        try index.commit()
+        try index.replaceDocument(Scratch.document("a", name: "Salsa verde", body: "roasted tomatillo"))
+        try index.commit()
+        #expect(index.documentCount == 2)
+        #expect(try index.contains(uniqueTerm: "Qa"))
+        let reader = try SearchIndexReader(path: scratch.path("db"))
+        #expect(try ids(reader, "tomatillo") == ["a"])
+        #expect(try ids(reader, "chopped").isEmpty)
+        #expect(try ids(reader, "avocado") == ["b"])
+    }
+
+    @Test func deleteByTermRemovesOnlyThatDocument() throws {
+        let scratch = try Scratch()
+        let index = try SearchIndex(path: scratch.path("db"))
+        for id in ["a", "b", "c"] { try index.replaceDocument(Scratch.document(id, name: "Dish \(id)", body: "shared words")) }
+        try index.commit()
+        try index.deleteDocument(uniqueTerm: "Qb")
+        // Deleting what is not there is not an error.
+        try index.deleteDocument(uniqueTerm: "Qnothing")
+        try index.commit()
+        #expect(!(try index.contains(uniqueTerm: "Qb")))
+        let reader = try SearchIndexReader(path: scratch.path("db"))
+        #expect(try ids(reader, "shared") == ["a", "c"])
+        #expect(reader.documentCount == 2)
+    }
+
+    @Test func fieldPrefixesLimitWordsToTheirProperty() throws {
+        let scratch = try Scratch()
+        let index = try SearchIndex(path: scratch.path("db"))
+        try index.replaceDocument(Scratch.document("a", name: "Salsa", body: "served with chips"))
+        try index.replaceDocument(Scratch.document("b", name: "Chips", body: "fried salsa dip"))
+        try index.commit()
+        let reader = try SearchIndexReader(path: scratch.path("db"))
+        #expect(try ids(reader, "salsa") == ["a", "b"])
+        #expect(try ids(reader, "name:salsa") == ["a"])
+        #expect(try ids(reader, "body:salsa") == ["b"])
+        #expect(try ids(reader, "name:chips body:salsa") == ["b"])
+        // A field the parser was not told about is just a word.
+        #expect(try ids(reader, "colour:salsa").isEmpty)
+    }
+
+    @Test func booleanFiltersFollowQueryParsersColonRule() throws {
+        let scratch = try Scratch()
+        let index = try SearchIndex(path: scratch.path("db"))
+        try index.replaceDocument(Scratch.document("a", name: "One", body: "common", kind: "Recipe"))
+        try index.replaceDocument(Scratch.document("b", name: "Two", body: "common", kind: "Note"))
+        // Store UUIDs start with a digit or a capital letter; both must match as filters.
+        try index.replaceDocument(Scratch.document("c", name: "Three", body: "common", kind: "9B46B825-F93D-4469-80B1-D7EFD2E2B15C"))
+        try index.replaceDocument(Scratch.document("d", name: "Four", body: "common", kind: "F93D4469-9B46-4469-80B1-D7EFD2E2B15C"))
+        try index.replaceDocument(Scratch.document("e", name: "Five", body: "common", kind: "lower"))
+        try index.commit()
+        let reader = try SearchIndexReader(path: scratch.path("db"))
+        #expect(try ids(reader, "kind:Recipe") == ["a"])
+        #expect(try ids(reader, "common kind:Note") == ["b"])
+        #expect(try ids(reader, "kind:9B46B825-F93D-4469-80B1-D7EFD2E2B15C") == ["c"])
+        #expect(try ids(reader, "kind:F93D4469-9B46-4469-80B1-D7EFD2E2B15C") == ["d"])
+        #expect(try ids(reader, "kind:lower") == ["e"])
+        // Two values of one filter are ORed, as QueryParser does for boolean prefixes.
+        #expect(try ids(reader, "kind:Recipe kind:Note") == ["a", "b"])
+        #expect(try ids(reader, "common NOT kind:Recipe") == ["b", "c", "d", "e"])
+    }
+
+    @Test func booleanOperatorsPhrasesAndWildcards() throws {
+        let scratch = try Scratch()
+        let index = try SearchIndex(path: scratch.path("db"))
+        try index.replaceDocument(Scratch.document("a", name: "Salsa", body: "chopped tomato and onion"))
+        try index.replaceDocument(Scratch.document("b", name: "Soup", body: "tomato chopped finely"))
+        try index.replaceDocument(Scratch.document("c", name: "Salad", body: "onion rings"))
+        try index.commit()
+        let reader = try SearchIndexReader(path: scratch.path("db"))
+        #expect(try ids(reader, "tomato onion") == ["a"])
+        #expect(try ids(reader, "tomato AND onion") == ["a"])
+        #expect(try ids(reader, "tomato OR onion") == ["a", "b", "c"])
+        #expect(try ids(reader, "tomato NOT onion") == ["b"])
+        #expect(try ids(reader, "tomato and not onion") == ["b"])
+        #expect(try ids(reader, "\"chopped tomato\"") == ["a"])
+        #expect(try ids(reader, "\"tomato chopped\"") == ["b"])
+        #expect(try ids(reader, "sal*") == ["a", "c"])
+        #expect(try ids(reader, "name:sal*") == ["a", "c"])
+        #expect(try ids(reader, "on* NOT sal*").isEmpty)
+        #expect(try ids(reader, "").count == 3)
+    }
+
+    @Test func stemmingFollowsTheLanguage() throws {
+        let scratch = try Scratch()
+        let english = try SearchIndex(path: scratch.path("english"))
+        try english.replaceDocument(Scratch.document("a", name: "Salsa", body: "chopped tomatoes"))
+        try english.commit()
+        let reader = try SearchIndexReader(path: scratch.path("english"))
+        #expect(try ids(reader, "tomato") == ["a"])
+        #expect(try ids(reader, "chopping") == ["a"])
+        var exact = Scratch.query("tomato")
+        exact.language = "none"
+        #expect(try ids(reader, exact).isEmpty)
+        exact.text = "tomatoes"
+        #expect(try ids(reader, exact) == ["a"])
+
+        let french = try SearchIndex(path: scratch.path("french"), language: "french")
+        try french.replaceDocument(Scratch.document("f", name: "Soupe", body: "les tomates hachées"))
+        try french.commit()
+        var query = Scratch.query("tomate")
+        query.language = "french"
+        #expect(try ids(try SearchIndexReader(path: scratch.path("french")), query) == ["f"])
+    }
+
+    @Test func sortsByAValueSlotEitherWay() throws {
+        let scratch = try Scratch()
+        let index = try SearchIndex(path: scratch.path("db"))
+        for (id, rank) in [("a", 10.0), ("b", -2.5), ("c", 300.0), ("d", 7.0)] {
+            try index.replaceDocument(Scratch.document(id, name: id, body: "everything", rank: rank))
+        }
+        try index.commit()
+        let reader = try SearchIndexReader(path: scratch.path("db"))
+        var query = Scratch.query("everything")
+        query.sortSlot = 10
+        #expect(try ids(reader, query) == ["b", "d", "a", "c"])
+        query.sortDescending = true
+        #expect(try ids(reader, query) == ["c", "a", "d", "b"])
+        query.offset = 1
+        query.limit = 2
+        #expect(try ids(reader, query) == ["a", "d"])
+        #expect(SearchIndex.sortableUnserialise(SearchIndex.sortableSerialise(-2.5)) == -2.5)
+    }
+
+    @Test func snippetsMarkTheMatchingWords() throws {
+        let scratch = try Scratch()
+        let index = try SearchIndex(path: scratch.path("db"))
+        try index.replaceDocument(Scratch.document("a", name: "Salsa", body: "Chopped tomatoes, onion, cilantro, lime."))
+        try index.commit()
+        var query = Scratch.query("tomato")
+        query.snippetSlot = 2
+        let hit = try #require(try SearchIndexReader(path: scratch.path("db")).search(query).hits.first)
+        #expect(hit.snippet.contains("[tomatoes]"))
+        #expect(hit.snippet.contains("Salsa"))
+        query.snippetSlot = nil
+        #expect(try SearchIndexReader(path: scratch.path("db")).search(query).hits.first?.snippet == "")
+    }
+
+    @Test func documentDataAndValuesComeBack() throws {
+        let scratch = try Scratch()
+        let index = try SearchIndex(path: scratch.path("db"))
+        let binary = Data([0, 1, 2, 255, 0, 10])
+        try index.replaceDocument(IndexDocument(uniqueTerm: "Qx", fields: [("", "binary payload")],
+                                                values: [0: SearchIndex.sortableSerialise(1234.5), 5: binary], data: binary))
+        try index.replaceDocument(IndexDocument(uniqueTerm: "Qy", fields: [("", "no values")]))
+        try index.commit()
+        let hit = try #require(try SearchIndexReader(path: scratch.path("db")).search(SearchQuery(text: "payload")).hits.first)
+        #expect(hit.data == binary)
+        let slot0 = Dictionary(uniqueKeysWithValues: try index.uniqueTerms(prefix: "Q", valueSlot: 0).map { ($0.term, $0.value) })
+        let stored = try #require(slot0["Qx"] ?? nil)
+        #expect(SearchIndex.sortableUnserialise(stored) == 1234.5)
+        #expect(slot0.keys.sorted() == ["Qx", "Qy"])
+        #expect(slot0["Qy"] == .some(nil))
+        let slot5 = try index.uniqueTerms(prefix: "Qx", valueSlot: 5)
+        #expect(slot5.first?.value == binary)
+    }
+
+    @Test func metadataIsKeptAndSeenByReadersAfterCommit() throws {
+        let scratch = try Scratch()
+        let index = try SearchIndex(path: scratch.path("db"))
+        #expect(try index.metadata(forKey: "limelight.fields") == nil)
+        try index.setMetadata("name,directions", forKey: "limelight.fields")
+        #expect(try index.metadata(forKey: "limelight.fields") == "name,directions")
+        try index.commit()
+        let reader = try SearchIndexReader(path: scratch.path("db"))
+        #expect(try reader.metadata(forKey: "limelight.fields") == "name,directions")
+        try index.setMetadata("name", forKey: "limelight.fields")
+        try index.commit()
+        try reader.reopen()
+        #expect(try reader.metadata(forKey: "limelight.fields") == "name")
+    }
+
+    @Test func aReaderSeesNewCommitsAfterReopening() throws {
+        let scratch = try Scratch()
+        let index = try SearchIndex(path: scratch.path("db"))
+        try index.replaceDocument(Scratch.document("a", name: "First", body: "word"))
+        try index.commit()
+        let reader = try SearchIndexReader(path: scratch.path("db"))
+        try index.replaceDocument(Scratch.document("b", name: "Second", body: "word"))
+        // Uncommitted work is invisible even after reopening.
+        try reader.reopen()
+        #expect(try ids(reader, "word") == ["a"])
+        try index.commit()
+        #expect(try ids(reader, "word") == ["a"])
+        try reader.reopen()
+        #expect(try ids(reader, "word") == ["a", "b"])
+    }
+
+    /// A reader left on an old revision while the writer rewrites everything many times over:
+    /// Xapian throws DatabaseModifiedError once the old revision's blocks are reused, which the
+    /// wrapper answers by reopening, so every search succeeds.
+    @Test func aReaderLeftBehindByManyCommitsKeepsWorking() throws {
+        let scratch = try Scratch()
+        let index = try SearchIndex(path: scratch.path("db"))
+        for id in 0..<200 { try index.replaceDocument(Scratch.document("\(id)", name: "Item", body: "generation0 filler text \(id)")) }
+        try index.commit()
+        let reader = try SearchIndexReader(path: scratch.path("db"))
+        for generation in 1...12 {
+            for id in 0..<200 {
+                try index.replaceDocument(Scratch.document("\(id)", name: "Item", body: "generation\(generation) filler text \(id) " + String(repeating: "padding ", count: 20)))
+            }
+            try index.commit()
+            // A word this reader has not read yet, so its blocks come from the old revision.
+            #expect(try ids(reader, "\(generation * 13)").count == 1)
+            #expect(reader.documentCount == 200)
+        }
+        // Had it never reopened by itself, it would still see generation 0.
+        #expect(try ids(reader, "generation0").isEmpty)
+        try reader.reopen()
+        var latest = Scratch.query("generation12")
+        latest.limit = 500
+        #expect(try ids(reader, latest).count == 200)
+        #expect(try ids(reader, "generation11").isEmpty)
+    }
+
+    @Test func aSecondWriterIsRefusedWithXapiansMessage() throws {
+        let scratch = try Scratch()
+        let first = try SearchIndex(path: scratch.path("db"))
+        let error = try #require(throws: SearchIndexError.self) { try SearchIndex(path: scratch.path("db"), lockTimeout: 0) }
+        #expect(error.kind == .lock)
+        #expect(error.message.contains("DatabaseLockError"))
+        #expect(error.description.contains("locked by another writer"))
+        try first.close()
+        // Once the first writer has let go, a second one opens.
+        let second = try SearchIndex(path: scratch.path("db"), lockTimeout: 0)
+        #expect(second.documentCount == 0)
+        // The closed one reports errors rather than crashing.
+        #expect(throws: SearchIndexError.self) { try first.replaceDocument(Scratch.document("a", name: "x", body: "y")) }
+    }
+
+    @Test func aWriterWaitsForTheLockToBeReleased() throws {
+        let scratch = try Scratch()
+        let path = scratch.path("db")
+        let holder = try SearchIndex(path: path)
+        let released = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            usleep(300_000)
+            try? holder.close()
+            released.signal()
+        }
+        // Retries for up to 30 s; the holder lets go after a moment.
+        let waiting = try SearchIndex(path: path, lockTimeout: 30)
+        released.wait()
+        try waiting.replaceDocument(Scratch.document("a", name: "Got", body: "the lock"))
+        try waiting.commit()
+        #expect(waiting.documentCount == 1)
+    }
+
+    @Test func everyXapianExceptionBecomesATypedError() throws {
+        let scratch = try Scratch()
+        // A missing database.
+        let missing = try #require(throws: SearchIndexError.self) { try SearchIndexReader(path: scratch.path("nothing")) }
+        #expect(missing.kind == .opening)
+        #expect(!missing.message.isEmpty)
+        // A corrupt one: the right file names with garbage inside.
+        let corrupt = scratch.url.appendingPathComponent("corrupt")
+        try FileManager.default.createDirectory(at: corrupt, withIntermediateDirectories: true)
+        for name in ["iamglass", "postlist.glass", "termlist.glass", "docdata.glass"] {
+            try Data(repeating: 0x5A, count: 8192).write(to: corrupt.appendingPathComponent(name))
+        }
+        let unreadable = try #require(throws: SearchIndexError.self) { try SearchIndexReader(path: corrupt.path) }
+        #expect([.corrupt, .opening].contains(unreadable.kind))
+        #expect(unreadable.path == corrupt.path)
+        #expect(throws: SearchIndexError.self) { try SearchIndex(path: corrupt.path, lockTimeout: 0) }
+        // A path that is a file, not a folder.
+        try Data("x".utf8).write(to: scratch.url.appendingPathComponent("file"))
+        #expect(throws: SearchIndexError.self) { try SearchIndex(path: scratch.path("file"), lockTimeout: 0) }
+        // An unknown stemming language, for writing and for searching.
+        let language = try #require(throws: SearchIndexError.self) { try SearchIndex(path: scratch.path("db"), language: "klingon") }
+        #expect(language.message.contains("klingon"))
+        let index = try SearchIndex(path: scratch.path("db"))
+        try index.replaceDocument(Scratch.document("a", name: "Salsa", body: "tomato"))
+        try index.commit()
+        var query = Scratch.query("tomato")
+        query.language = "klingon"
+        let reader = try SearchIndexReader(path: scratch.path("db"))
+        #expect(throws: SearchIndexError.self) { try reader.search(query) }
+        // A query Xapian's parser refuses.
+        let parse = try #require(throws: SearchIndexError.self) { try reader.search(Scratch.query("AND")) }
+        #expect(parse.kind == .queryParse)
+        #expect(parse.description.contains("cannot parse the query"))
+    }
+}

@@ -1,5 +1,0 @@
-import Testing
-
-@Test func packageLoads() {
-    #expect(Bool(true))
-}
