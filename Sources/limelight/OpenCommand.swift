@@ -29,7 +29,7 @@ extension Limelight {
 /// application from `xdg-mime query default`, command from the desktop file's `Exec=`.
 struct DesktopHandler {
     let desktopFile: String
-    let exec: [String]
+    let exec: DesktopEntryExec
 
     static var dataDirectories: [String] {
         let env = ProcessInfo.processInfo.environment
@@ -46,7 +46,7 @@ struct DesktopHandler {
             for line in text.split(separator: "\n") where !line.hasPrefix("#") {
                 let parts = line.split(separator: ":", maxSplits: 2).map(String.init)
                 guard parts.count == 3, let weight = Int(parts[0]), fnmatch(parts[2], name, 0) == 0 else { continue }
-                if best == nil || weight > best!.weight { best = (weight, parts[1]) }
+                if weight > best?.weight ?? Int.min { best = (weight, parts[1]) }
             }
             if best != nil { break }
         }
@@ -60,22 +60,16 @@ struct DesktopHandler {
         for dir in dataDirectories {
             let file = dir + "/applications/" + desktop
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
-            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Exec=") }) else { continue }
-            let words = line.dropFirst(5).split(separator: " ").map(String.init)
-            return DesktopHandler(desktopFile: file, exec: words)
+            guard let exec = DesktopEntryExec(desktopFileText: text) else {
+                throw CommandError("\(file): no usable Exec= in its [Desktop Entry] group")
+            }
+            return DesktopHandler(desktopFile: file, exec: exec)
         }
         return nil
     }
 
     func run(file: String) throws -> Int32 {
-        var arguments = exec.flatMap { word -> [String] in
-            switch word {
-            case "%f", "%F", "%u", "%U": return [file]
-            case "%i", "%c", "%k": return []
-            default: return [word.replacingOccurrences(of: "%%", with: "%")]
-            }
-        }
-        if !exec.contains(where: { ["%f", "%F", "%u", "%U"].contains($0) }) { arguments.append(file) }
+        let arguments = exec.command(for: file)
         guard let program = arguments.first else { throw CommandError("\(desktopFile): empty Exec=") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

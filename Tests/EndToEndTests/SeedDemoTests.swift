@@ -30,16 +30,16 @@ import Testing
         #expect(daemon.terminationStatus == 0)
     }
 
-    @Test func openRunsTheRegisteredApplication() throws {
-        let h = try Harness()
+    /// Registers `desktopFile` for `.recipe` markers in the harness's own XDG data folder, with the
+    /// real shared-mime-info and xdg-utils tools.
+    func registerHandler(_ h: Harness, desktopFile: URL) throws {
         let data = h.home.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: data.appendingPathComponent("mime/packages"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: data.appendingPathComponent("applications"), withIntermediateDirectories: true)
         let share = Harness.packageRoot.appendingPathComponent("share")
         try FileManager.default.copyItem(at: share.appendingPathComponent("mime/packages/limelight-cookbook.xml"),
                                          to: data.appendingPathComponent("mime/packages/limelight-cookbook.xml"))
-        try FileManager.default.copyItem(at: share.appendingPathComponent("applications/cookbook.desktop"),
-                                         to: data.appendingPathComponent("applications/cookbook.desktop"))
+        try FileManager.default.copyItem(at: desktopFile, to: data.appendingPathComponent("applications/\(desktopFile.lastPathComponent)"))
         let mime = Process()
         mime.executableURL = URL(fileURLWithPath: "/usr/bin/update-mime-database")
         mime.arguments = [data.appendingPathComponent("mime").path]
@@ -47,10 +47,15 @@ import Testing
         mime.waitUntilExit()
         let xdg = Process()
         xdg.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        xdg.arguments = ["xdg-mime", "default", "cookbook.desktop", "application/x-limelight-recipe"]
+        xdg.arguments = ["xdg-mime", "default", desktopFile.lastPathComponent, "application/x-limelight-recipe"]
         xdg.environment = h.environment
         try xdg.run()
         xdg.waitUntilExit()
+    }
+
+    @Test func openRunsTheRegisteredApplication() throws {
+        let h = try Harness()
+        try registerHandler(h, desktopFile: Harness.packageRoot.appendingPathComponent("share/applications/cookbook.desktop"))
 
         try h.run("cookbook", ["add", "Salsa", "--directions", "Chopped tomato."])
         let marker = try #require(try FileManager.default.subpathsOfDirectory(atPath: h.storeURL.deletingLastPathComponent().path)
@@ -97,6 +102,36 @@ import Testing
         #expect(second.status == 1)
         #expect(second.stderr.contains("already running"))
         h.stop(first)
+    }
+
+    @Test func openFollowsTheDesktopEntryQuotingRules() throws {
+        let h = try Harness()
+        let folder = h.home.appendingPathComponent("app with space")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let handler = folder.appendingPathComponent("show recipe")
+        let record = folder.appendingPathComponent("arguments")
+        try Data("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"\(record.path)\"\n".utf8).write(to: handler)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: handler.path)
+        let desktop = h.home.appendingPathComponent("quoted.desktop")
+        try Data("""
+            [Desktop Entry]
+            Type=Application
+            Name=Quoted
+            Exec="\(handler.path)" --title "two \\"quoted\\" words" 100%% %f
+            MimeType=application/x-limelight-recipe;
+
+            [Desktop Action other]
+            Exec=/bin/false
+            """.utf8).write(to: desktop)
+        try registerHandler(h, desktopFile: desktop)
+        try h.run("cookbook", ["add", "Salsa", "--directions", "Chopped tomato."])
+        let marker = try #require(try FileManager.default.subpathsOfDirectory(atPath: h.storeURL.deletingLastPathComponent().path)
+            .first { $0.hasSuffix(".recipe") })
+        let markerPath = h.storeURL.deletingLastPathComponent().appendingPathComponent(marker).path
+        let opened = try h.run("limelight", ["open", markerPath])
+        #expect(opened.status == 0)
+        let arguments = try String(contentsOf: record, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(arguments == ["--title", "two \"quoted\" words", "100%", markerPath])
     }
 }
 
