@@ -1,0 +1,9 @@
+import Foundation
+
+extension ManagedObjectModel {
+    /// Loads every version of an `.xcdatamodeld` bundle, in name order, with its version name
+    /// (the `.xcdatamodel` folder's name): the candidates a migration picks its source from.
+    public static func loadVersions(inBundle url: URL) throws -> [(name: String, model: ManagedObjectModel)] {
+        try versions(inBundle: url).map { ($0.name, try ManagedObjectModel(contentsOf: $0.url)) }
+    }
+}
