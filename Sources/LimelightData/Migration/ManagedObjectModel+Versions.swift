@@ -7,3 +7,10 @@ extension ManagedObjectModel {
         try versions(inBundle: url).map { ($0.name, try ManagedObjectModel(contentsOf: $0.url)) }
     }
 }
+
+extension ManagedObjectModel {
+    /// The name of the bundle's current version (named by `.xccurrentversion`, else the last).
+    public static func currentVersionName(inBundle url: URL) throws -> String {
+        try contentsFile(for: url).deletingLastPathComponent().deletingPathExtension().lastPathComponent
+    }
+}
