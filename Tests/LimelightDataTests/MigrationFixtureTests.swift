@@ -157,6 +157,20 @@ import Testing
         #expect(mapping.description.contains("ExpensiveSportCar -> LuxuryCar (renamed)"))
     }
 
+    @Test func withoutVersionIdentifiersTheVersionWhoseTablesFitIsTheSource() throws {
+        let folder = try TemporaryFolder()
+        let (url, _, _) = try copyFixture(folder)
+        let all = try versions()
+        let context = try TestStack.context(model: try #require(all["SampleModel"]), at: url)
+        let store = try #require(context.persistentStoreCoordinator?.persistentStores.first)
+        var metadata = store.metadata
+        metadata["NSStoreModelVersionIdentifiers"] = nil
+        try store.setMetadata(metadata)
+        try close(context)
+        let source = try MigrationManager.sourceModel(forStoreAt: url, among: [all["SampleModel3"], all["SampleModel2"], all["SampleModel"]].compactMap { $0 })
+        #expect(source === all["SampleModel"])
+    }
+
     @Test func withoutTheMigrationOptionsTheOldStoreIsRefused() throws {
         let folder = try TemporaryFolder()
         let (url, _, _) = try copyFixture(folder)

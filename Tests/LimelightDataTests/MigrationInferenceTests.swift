@@ -132,6 +132,22 @@ import Testing
         }
     }
 
+    @Test func dataThatBreaksANewUniquenessConstraintFailsTheMigrationCleanly() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("library.sqlite")
+        _ = try LibraryVersions.makeStore(at: url)
+        let context = try TestStack.context(model: LibraryVersions.version1(), at: url)
+        try context.insertNewObject(forEntityName: "Author").setValue("Ann", forKey: "name")
+        try context.save()
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        for store in coordinator.persistentStores { coordinator.remove(store) }
+        let before = try Data(contentsOf: url)
+        let manager = try MigrationManager(sourceModel: LibraryVersions.version1(), destinationModel: LibraryVersions.version2())
+        #expect { try manager.migrateStore(at: url) } throws: { "\($0)".contains("UNIQUE constraint failed: ZWRITER.ZFULLNAME") }
+        #expect(try Data(contentsOf: url) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["library.sqlite"])
+    }
+
     @Test func storesWrittenHereAreMatchedByVersionHash() throws {
         let folder = try TemporaryFolder()
         let url = folder.file("library.sqlite")

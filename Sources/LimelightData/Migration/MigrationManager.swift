@@ -106,6 +106,9 @@ extension PersistentStoreCoordinator {
     /// already fit). The store must not be added to a coordinator while it migrates.
     @discardableResult
     public func migratePersistentStore(at url: URL, from versions: [ManagedObjectModel]) throws -> MappingModel {
+        if persistentStore(for: url) != nil {
+            throw MigrationError.notAllowed(path: url.path, reason: "the store is added to this coordinator; remove it before migrating")
+        }
         if try !MigrationManager.storeNeedsMigration(at: url, for: managedObjectModel) {
             return MappingModel(entityMappings: [], unmappableChanges: [])
         }

@@ -85,11 +85,13 @@ enum SQLiteSchemaCheck {
     static func fitsExactly(model: ManagedObjectModel, storeAt url: URL) throws -> Bool {
         let connection = try SQLiteConnection(path: url.path, readOnly: true)
         defer { connection.close() }
-        var numbers: [String: Int] = [:]
-        try connection.query("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") { row in
-            numbers[sqlite3_column_text(row, 1).map { String(cString: $0) } ?? ""] = Int(sqlite3_column_int64(row, 0))
+        var rows: [(number: Int, name: String, parent: Int)] = []
+        try connection.query("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY") { row in
+            rows.append((Int(sqlite3_column_int64(row, 0)), sqlite3_column_text(row, 1).map { String(cString: $0) } ?? "", Int(sqlite3_column_int64(row, 2))))
         }
-        guard Set(numbers.keys) == Set(model.entities.map(\.name)) else { return false }
+        // Core Data keeps an entity's old name in Z_NAME after a rename: match as opening does.
+        guard let numbers = try? matchEntities(model: model, storeEntities: rows, path: url.path),
+              rows.count == model.entities.count, Set(numbers.values).count == rows.count else { return false }
         let schema = SQLiteSchema(model: model, entityNumbers: numbers)
         let typeColumn = #"^Z\d+_"#
         for table in schema.tables.values {
