@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CSQLite
 @testable import LimelightData
 
 /// Lightweight migration of stores made with models built in code: each kind of inferable change
@@ -16,6 +17,11 @@ import Testing
         let folder = try TemporaryFolder()
         let url = folder.file("library.sqlite")
         let keys = try LibraryVersions.makeStore(at: url)
+        // A table the application keeps in the same file travels with the store.
+        var db: OpaquePointer?
+        #expect(sqlite3_open(url.path, &db) == SQLITE_OK)
+        #expect(sqlite3_exec(db, "CREATE TABLE APP_NOTES (ID INTEGER PRIMARY KEY, TEXT VARCHAR); CREATE INDEX APP_NOTES_TEXT ON APP_NOTES (TEXT); INSERT INTO APP_NOTES (TEXT) VALUES ('kept')", nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(db)
         let context = try TestStack.context(model: LibraryVersions.version2(), at: url,
                                             options: migratingOptions([LibraryVersions.version1()]))
         func object(_ entity: String, _ key: String) throws -> ManagedObject {
@@ -51,6 +57,8 @@ import Testing
         let names = Set(try raw.rawRows(url, "SELECT name FROM sqlite_master").map { $0[0] })
         #expect(names.isSuperset(of: ["ZWRITER", "ZREVIEW", "Z_1AUTHORS", "Z_Writer_UNIQUE_fullName", "Z_Book_byTitle"]))
         #expect(!names.contains("ZSHELF") && !names.contains("ZAUTHOR"))
+        #expect(names.contains("APP_NOTES_TEXT"))
+        #expect(try raw.rawRows(url, "SELECT TEXT FROM APP_NOTES") == [["kept"]])
         #expect(try raw.rawRows(url, "PRAGMA integrity_check") == [["ok"]])
 
         // The migrated store takes new objects, and opens again without migrating.

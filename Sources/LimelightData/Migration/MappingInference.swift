@@ -5,10 +5,10 @@ extension MappingModel {
     ///
     /// Entities and properties are matched by their renaming identifier (`elementID`) or, without
     /// one, by name, so a destination entity whose identifier is the source entity's old name is a
-    /// rename. Both models are resolved first; neither is changed otherwise.
+    /// rename. Models still editable are resolved first; neither is changed otherwise.
     public init(inferringFrom source: ManagedObjectModel, to destination: ManagedObjectModel) throws {
-        try source.resolve()
-        try destination.resolve()
+        try MigrationManager.resolveIfEditable(source)
+        try MigrationManager.resolveIfEditable(destination)
         let entityMap = MappingInference.entityMap(source: source, destination: destination)
         var mappings: [EntityMapping] = []
         var problems: [String] = []
@@ -16,7 +16,7 @@ extension MappingModel {
         for entity in destination.entities.sorted(by: { $0.name < $1.name }) {
             guard let from = entityMap[ObjectIdentifier(entity)] else {
                 mappings.append(EntityMapping(kind: .add, sourceEntityName: nil, destinationEntityName: entity.name,
-                                              propertyMappings: MappingInference.addedProperties(of: entity, problems: &problems)))
+                                              propertyMappings: MappingInference.addedProperties(of: entity)))
                 continue
             }
             feeders["Z" + entity.rootEntity.name.uppercased(), default: []].insert("Z" + from.rootEntity.name.uppercased())
@@ -88,7 +88,8 @@ enum MappingInference {
         }
     }
 
-    static func addedProperties(of entity: EntityDescription, problems: inout [String]) -> [PropertyMapping] {
+    /// A new entity has no objects yet, so even required properties without defaults are fine.
+    static func addedProperties(of entity: EntityDescription) -> [PropertyMapping] {
         entity.ownProperties.filter(isStored).map { PropertyMapping(kind: .add, sourceName: nil, destinationName: $0.name, detail: typeText($0)) }
     }
 

@@ -123,12 +123,13 @@ struct MigrationContext {
     /// Tables the old store holds besides the model's: the marker journal (its entity numbers
     /// renumbered, rows of removed entities dropped) and anything an application added (copied
     /// as they are). Core Data's model cache is not carried over: it described the old model.
-    func copyOtherTables(old tables: [(name: String, sql: String)]) throws {
+    func copyOtherTables(old tables: [(name: String, sql: String)], indexes: [String: [String]]) throws {
         var modelTables: Set<String> = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
         modelTables.formUnion(oldSchema.tables.values.map(\.name))
         modelTables.formUnion(oldSchema.joinTables.map(\.name))
         for table in tables where !modelTables.contains(table.name.uppercased()) && !table.name.hasPrefix("sqlite_") {
             try db.execute(table.sql)
+            for index in indexes[table.name] ?? [] { try db.execute(index) }
             if table.name == MarkerJournal.table {
                 var cases = ""
                 for entity in newSchema.model.entities {

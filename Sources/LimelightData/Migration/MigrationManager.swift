@@ -33,7 +33,7 @@ public final class MigrationManager {
             throw MigrationError.unmappable(path: url.path, changes: mappingModel.unmappableChanges)
         }
         try SQLiteStore.checkHeader(url.path)
-        try destinationModel.resolve()
+        try Self.resolveIfEditable(destinationModel)
         var migrator = SQLiteMigrator(storeURL: url, source: sourceModel, destination: destinationModel, mapping: mappingModel)
         migrator.progress = progress
         try migrator.migrate()

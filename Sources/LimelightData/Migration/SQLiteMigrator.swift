@@ -55,7 +55,7 @@ struct SQLiteMigrator {
             try context.copyJoinTables()
             try context.repairReferences()
             try progress?("copy other tables")
-            try context.copyOtherTables(old: old.tables)
+            try context.copyOtherTables(old: old.tables, indexes: old.indexes)
             try writePrimaryKeys(db, context: context, oldMax: old.maxima)
             try writeMetadata(db, uuid: old.uuid, plist: old.plist)
             try db.execute("COMMIT")
@@ -70,6 +70,8 @@ struct SQLiteMigrator {
         var numbers: [String: Int] = [:]
         var maxima: [Int: Int64] = [:]
         var tables: [(name: String, sql: String)] = []
+        /// Indexes by table name, for the tables carried over as they are.
+        var indexes: [String: [String]] = [:]
         var uuid = ""
         var plist: [String: Any] = [:]
     }
@@ -85,6 +87,10 @@ struct SQLiteMigrator {
         old.numbers = try SQLiteSchemaCheck.matchEntities(model: source, storeEntities: rows, path: path)
         try db.query("SELECT name, sql FROM old.sqlite_master WHERE type = 'table' AND sql IS NOT NULL") { row in
             old.tables.append((sqlite3_column_text(row, 0).map { String(cString: $0) } ?? "", sqlite3_column_text(row, 1).map { String(cString: $0) } ?? ""))
+        }
+        try db.query("SELECT tbl_name, sql FROM old.sqlite_master WHERE type = 'index' AND sql IS NOT NULL") { row in
+            let table = sqlite3_column_text(row, 0).map { String(cString: $0) } ?? ""
+            old.indexes[table, default: []].append(sqlite3_column_text(row, 1).map { String(cString: $0) } ?? "")
         }
         try db.query("SELECT Z_UUID, Z_PLIST FROM old.Z_METADATA WHERE Z_VERSION = 1") { row in
             if case .text(let text) = SQLiteValue(statement: row, column: 0) { old.uuid = text }
@@ -152,6 +158,12 @@ struct SQLiteMigrator {
         try? manager.removeItem(atPath: path + "-shm")
         guard rename(temporary.path, path) == 0 else {
             throw MigrationError.failed(path: path, reason: "cannot replace the store file: \(String(cString: strerror(errno)))")
+        }
+        // Make the rename itself durable.
+        let directory = open(storeURL.deletingLastPathComponent().path, O_RDONLY)
+        if directory >= 0 {
+            fsync(directory)
+            close(directory)
         }
     }
 }
