@@ -33,6 +33,9 @@ public final class MigrationManager {
             throw MigrationError.unmappable(path: url.path, changes: mappingModel.unmappableChanges)
         }
         try SQLiteStore.checkHeader(url.path)
+        guard FileManager.default.isWritableFile(atPath: url.path) else {
+            throw MigrationError.failed(path: url.path, reason: "the store file is not writable")
+        }
         try Self.resolveIfEditable(destinationModel)
         var migrator = SQLiteMigrator(storeURL: url, source: sourceModel, destination: destinationModel, mapping: mappingModel)
         migrator.progress = progress

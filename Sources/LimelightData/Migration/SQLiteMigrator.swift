@@ -154,6 +154,10 @@ struct SQLiteMigrator {
         if let size = (try? manager.attributesOfItem(atPath: wal))?[.size] as? NSNumber, size.intValue > 0 {
             throw MigrationError.failed(path: path, reason: "the store's write-ahead log is still in use (is it open elsewhere?)")
         }
+        // The new file takes the old one's permissions: a store kept private stays private.
+        if let permissions = (try? manager.attributesOfItem(atPath: path))?[.posixPermissions] {
+            try manager.setAttributes([.posixPermissions: permissions], ofItemAtPath: temporary.path)
+        }
         try? manager.removeItem(atPath: wal)
         try? manager.removeItem(atPath: path + "-shm")
         guard rename(temporary.path, path) == 0 else {
