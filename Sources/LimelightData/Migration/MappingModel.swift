@@ -60,7 +60,9 @@ public struct EntityMapping: Sendable {
     }
 
     public var kind: Kind
+    /// The entity in the model the store was made with; `nil` for an added entity.
     public var sourceEntityName: String?
+    /// The entity in the model the store moves to; `nil` for a removed entity.
     public var destinationEntityName: String?
     /// One entry per stored property of the destination entity, and per removed stored property.
     public var propertyMappings: [PropertyMapping]
@@ -113,7 +115,9 @@ public struct PropertyMapping: Sendable {
     }
 
     public var kind: Kind
+    /// The property the values come from; `nil` for an added property.
     public var sourceName: String?
+    /// The property the values go to; `nil` for a removed property.
     public var destinationName: String?
     /// Human-readable detail: types, defaults, destinations.
     public var detail: String

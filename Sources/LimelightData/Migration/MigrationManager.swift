@@ -8,8 +8,11 @@ import Foundation
 /// `StoreOption.inferMappingModelAutomatically` set, and the model versions in
 /// `StoreOption.migrationSourceModels`.
 public final class MigrationManager {
+    /// The version the store was made with.
     public let sourceModel: ManagedObjectModel
+    /// The version the store moves to.
     public let destinationModel: ManagedObjectModel
+    /// The inferred mapping, to inspect or print before migrating.
     public let mappingModel: MappingModel
     /// Called with the name of each step before it runs ("copy Car", "replace the store" …);
     /// throwing from it cancels the migration and leaves the store as it was.
