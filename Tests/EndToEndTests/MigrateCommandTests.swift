@@ -81,3 +81,39 @@ import LimelightData
         return context
     }
 }
+
+/// `limelight migrate` on the cookbook's store, which keeps marker files: a renamed entity's
+/// markers move with it and still open their records.
+@Suite struct MigrateCommandMarkerTests {
+    @Test func markersFollowARenamedEntity() throws {
+        let h = try Harness()
+        try h.run("cookbook", ["add", "Salsa", "--directions", "Chopped tomato."])
+        try h.run("cookbook", ["add", "Pico", "--directions", "Fresh tomato."])
+        let original = try #require(h.environment["COOKBOOK_MODEL"]).appending("/Cookbook.xcdatamodel/contents")
+        let text = try String(contentsOfFile: original, encoding: .utf8)
+        let renamed = text
+            .replacingOccurrences(of: #"<entity name="Recipe" representedClassName="Recipe""#, with: #"<entity name="Dish" representedClassName="Dish" elementID="Recipe""#)
+            .replacingOccurrences(of: #"destinationEntity="Recipe""#, with: #"destinationEntity="Dish""#)
+            .replacingOccurrences(of: #"inverseEntity="Recipe""#, with: #"inverseEntity="Dish""#)
+            .replacingOccurrences(of: #"userDefinedModelVersionIdentifier="1""#, with: #"userDefinedModelVersionIdentifier="2""#)
+        #expect(renamed != text)
+        let bundle = h.home.appendingPathComponent("Cookbook.xcdatamodeld")
+        for (name, contents) in [("Cookbook", text), ("Cookbook2", renamed)] {
+            let folder = bundle.appendingPathComponent("\(name).xcdatamodel")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try contents.write(to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        }
+        let result = try h.run("limelight", ["migrate", h.storeURL.path, "--model", bundle.appendingPathComponent("Cookbook2.xcdatamodel").path])
+        #expect(result.stdout.contains("Recipe -> Dish (renamed)"))
+        #expect(result.stdout.contains("markers: 2 created, 0 rewritten, 2 removed"))
+
+        let markers = (FileManager.default.enumerator(atPath: h.home.path)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".recipe") }
+        #expect(markers.count == 2)
+        #expect(markers.allSatisfy { $0.contains("/Dish/") })
+        for marker in markers {
+            let printed = try h.run("limelight", ["open", "--print", h.home.appendingPathComponent(marker).path]).stdout
+            #expect(printed.contains("Dish"))
+            #expect(printed.contains("Salsa") || printed.contains("Pico"))
+        }
+    }
+}
