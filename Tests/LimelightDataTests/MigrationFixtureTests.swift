@@ -13,7 +13,8 @@ import Testing
         let url = folder.file("Cars.sqlite")
         try FileManager.default.copyItem(at: CoreDataFixtureTests.fixtures.appendingPathComponent("SampleModel_V1.sqlite"), to: url)
         let cars = try raw.rawRows(url, """
-            SELECT Z_PK, Z_ENT, Z_OPT, ifnull(ZMAKER, ''), ifnull(ZMODEL, ''), ZNUMBERPLATE, ifnull(ZOWNER, ''), ifnull(ZISLIMITEDEDITION, '')
+            SELECT Z_PK, Z_ENT, Z_OPT, ifnull(ZMAKER, ''), ifnull(ZMODEL, ''), ZNUMBERPLATE, ifnull(ZOWNER, ''), ifnull(ZISLIMITEDEDITION, ''),
+                   ifnull(ZMARKEDFORDELETIONASOF, '')
             FROM ZCAR ORDER BY Z_PK
             """)
         let people = try raw.rawRows(url, "SELECT Z_PK, Z_OPT, ZFIRSTNAME, ZLASTNAME, ZUPDATEDAT FROM ZPERSON ORDER BY Z_PK")
@@ -54,6 +55,12 @@ import Testing
             #expect(car.value(forKey: "numberPlate") as? String == row[5])
             #expect((car.value(forKey: "owner") as? ManagedObject)?.objectID.primaryKey.map(String.init) ?? "" == row[6])
             if hasMaker { #expect(car.value(forKey: "maker") as? String == row[3]) }
+            let marked = (car.value(forKey: "markedForDeletionAsOf") as? Date)?.timeIntervalSinceReferenceDate
+            if let expected = Double(row[8]) {
+                #expect(abs((marked ?? .nan) - expected) < 0.001)
+            } else {
+                #expect(marked == nil)
+            }
             if car.entity.name == "LuxuryCar" { #expect(car.value(forKey: "isLimitedEdition") as? Bool == (row[7] == "1")) }
         }
         let fetchedPeople = try context.fetch(FetchRequest(entityName: "Person"))
