@@ -22,7 +22,12 @@ struct SQLiteMigrator {
     func migrate() throws {
         guard mapping.unmappableChanges.isEmpty else { throw MigrationError.unmappable(path: path, changes: mapping.unmappableChanges) }
         let folder = storeURL.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(storeURL.lastPathComponent).migrating-\(UUID().uuidString)")
+        let prefix = ".\(storeURL.lastPathComponent).migrating-"
+        // What a migration that crashed left behind is of no use: the store was never replaced.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasPrefix(prefix) {
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
+        let temporary = folder.appendingPathComponent(prefix + UUID().uuidString)
         do {
             try build(at: temporary)
             try progress?("replace the store")
