@@ -123,6 +123,8 @@ import CSQLite
             let url = folder.file("library.sqlite")
             let keys = try LibraryVersions.makeStore(at: url)
             let before = try Data(contentsOf: url)
+            // What a migration killed half-way would have left behind.
+            try Data("partial".utf8).write(to: folder.file(".library.sqlite.migrating-\(UUID().uuidString)"))
             let manager = try MigrationManager(sourceModel: LibraryVersions.version1(), destinationModel: LibraryVersions.version2())
             var seen: [String] = []
             manager.progress = { name in
