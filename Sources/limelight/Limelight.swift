@@ -6,7 +6,7 @@ struct Limelight: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "limelight",
         abstract: "Search, open and inspect Core Data-style stores and their indexed records.",
-        subcommands: [Search.self, Open.self, Record.self, Status.self, Index.self, Markers.self, Fetch.self, Model.self])
+        subcommands: [Search.self, Open.self, Record.self, Status.self, Index.self, Markers.self, Fetch.self, Model.self, Migrate.self])
 }
 
 /// Errors the command line reports as one clear line, with exit status 1.

@@ -19,6 +19,15 @@ public enum StoreOption {
     /// Folder to register the store's records root in (default `$XDG_STATE_HOME/limelight/roots`),
     /// for applications and tests that keep their own registry.
     public static let recordsRegistryDirectory = "LimelightRecordsRegistryDirectory"
+    /// `true`: a store made with another version of the model is migrated when it is added
+    /// (`NSMigratePersistentStoresAutomaticallyOption`). Needs `inferMappingModelAutomatically`.
+    public static let migratePersistentStoresAutomatically = "NSMigratePersistentStoresAutomaticallyOption"
+    /// `true`: the mapping of an automatic migration is inferred (a lightweight migration,
+    /// `NSInferMappingModelAutomaticallyOption`).
+    public static let inferMappingModelAutomatically = "NSInferMappingModelAutomaticallyOption"
+    /// `[ManagedObjectModel]`: the model versions a store may have been made with, e.g.
+    /// `ManagedObjectModel.loadVersions(inBundle:)`; the store's version hashes pick the source.
+    public static let migrationSourceModels = "LimelightMigrationSourceModels"
     /// Path of the model file to copy into the support folder for readers without the app.
     public static let modelSourcePath = "LimelightModelSourcePath"
 }

@@ -29,7 +29,20 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             store = InMemoryStore(url: url, configurationName: configuration, options: options, model: managedObjectModel)
         }
         try lock.withLock {
+            var migrated = false
+            if type == .sqlite, let url, options[StoreOption.migratePersistentStoresAutomatically] as? Bool == true, !store.isReadOnly {
+                migrated = try MigrationManager.migrateIfNeeded(storeAt: url, to: managedObjectModel, options: options)
+            }
             try store.load()
+            // Entities may have been renamed or removed: bring the markers in line with the store.
+            if migrated, store.externalRecordsConfiguration != nil {
+                do {
+                    _ = try store.rebuildExternalRecords()
+                } catch {
+                    store.close()
+                    throw error
+                }
+            }
             persistentStores.append(store)
         }
         return store

@@ -37,6 +37,26 @@ enum SQLiteSchemaCheck {
         return result
     }
 
+    /// Compares the model's entity version hashes with those a store written by this framework
+    /// recorded; every entity that differs is listed.
+    static func verifyHashes(model: ManagedObjectModel, storeHashes: [String: Data], path: String) throws {
+        var differences: [String] = []
+        for (name, hash) in model.entityVersionHashesByName.sorted(by: { $0.key < $1.key }) {
+            if let stored = storeHashes[name] {
+                if stored != hash { differences.append("entity \(name) differs from the version the store was made with") }
+            } else {
+                differences.append("entity \(name) is not in the store")
+            }
+        }
+        for name in storeHashes.keys.sorted() where model.entity(named: name) == nil {
+            differences.append("the store has entity \(name), not in the model")
+        }
+        guard differences.isEmpty else {
+            differences.append("the store needs migrating (StoreOption.migratePersistentStoresAutomatically, or limelight migrate)")
+            throw PersistenceError.incompatibleModel(path: path, differences: differences)
+        }
+    }
+
     /// Checks that every table and column the model needs exists.
     static func verifyColumns(schema: SQLiteSchema, connection: SQLiteConnection, path: String) throws {
         var differences: [String] = []
@@ -57,6 +77,30 @@ enum SQLiteSchemaCheck {
             if existing.isEmpty { differences.append("join table \(join.name) is missing") }
         }
         if !differences.isEmpty { throw PersistenceError.incompatibleModel(path: path, differences: differences) }
+    }
+
+    /// Whether the store at `url` has exactly `model`'s entities, tables and columns: how a
+    /// store written by Core Data (whose version hashes this framework does not compute) is
+    /// matched to one of several model versions.
+    static func fitsExactly(model: ManagedObjectModel, storeAt url: URL) throws -> Bool {
+        let connection = try SQLiteConnection(path: url.path, readOnly: true)
+        defer { connection.close() }
+        var rows: [(number: Int, name: String, parent: Int)] = []
+        try connection.query("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY") { row in
+            rows.append((Int(sqlite3_column_int64(row, 0)), sqlite3_column_text(row, 1).map { String(cString: $0) } ?? "", Int(sqlite3_column_int64(row, 2))))
+        }
+        // Core Data keeps an entity's old name in Z_NAME after a rename: match as opening does.
+        guard let numbers = try? matchEntities(model: model, storeEntities: rows, path: url.path),
+              rows.count == model.entities.count, Set(numbers.values).count == rows.count else { return false }
+        let schema = SQLiteSchema(model: model, entityNumbers: numbers)
+        let typeColumn = #"^Z\d+_"#
+        for table in schema.tables.values {
+            let existing = try columns(of: table.name, connection: connection)
+                .subtracting(["Z_PK", "Z_ENT", "Z_OPT"]).filter { $0.range(of: typeColumn, options: .regularExpression) == nil }
+            let expected = Set(table.columns.filter { $0.range(of: typeColumn, options: .regularExpression) == nil })
+            if existing != expected { return false }
+        }
+        return true
     }
 
     static func columns(of table: String, connection: SQLiteConnection) throws -> Set<String> {

@@ -147,6 +147,10 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
             metadata = plist
         }
         metadata["NSStoreUUID"] = uuid
+        // A store written here carries this framework's hashes: they, not names, say whether it fits.
+        if metadata["LimelightVersion"] != nil, let hashes = metadata["NSStoreModelVersionHashes"] as? [String: Data] {
+            try SQLiteSchemaCheck.verifyHashes(model: model, storeHashes: hashes, path: path)
+        }
         var numbers: [String: Int] = [:]
         var storeEntities: [(number: Int, name: String, parent: Int)] = []
         try db.query("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY") { row in
