@@ -203,7 +203,8 @@ final class TrackedLibrary: ManagedObject {
         #expect(library.value(forKey: "name") as? String == "First")
         try context.save()
         let other = try LibraryGraph.context(folder.file("undo.sqlite"))
-        // IDs belong to their coordinator; another one finds the object through its URI.
+        // IDs belong to their coordinator; another one says so, and finds the object through its URI.
+        #expect { try other.existingObject(with: library.objectID) } throws: { "\($0)".contains("managedObjectID(forURIRepresentation:)") }
         let id = try #require(other.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: library.objectID.uriRepresentation()))
         #expect(try other.existingObject(with: id).value(forKey: "name") as? String == "First")
     }

@@ -76,6 +76,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     // MARK: Routing
 
     func store(for id: ManagedObjectID) throws -> PersistentStore {
+        // An ID made by another coordinator names an entity of another model: its rows cannot be
+        // read through this one's schema, so say how to translate it instead of "not found".
+        guard id.entity.managedObjectModel === managedObjectModel else {
+            throw PersistenceError.invalidRequest("\(id) belongs to another coordinator's model; "
+                + "translate it with managedObjectID(forURIRepresentation:) on this coordinator")
+        }
         if let storeID = id.storeIdentifier, let store = persistentStores.first(where: { $0.identifier == storeID }) {
             return store
         }
