@@ -6,8 +6,9 @@ import CSQLite
 /// A store written by Core Data itself opens here and reads back exactly as the file holds it.
 @Suite struct CoreDataFixtureTests {
     static var fixtures: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("shared/fixtures/coredata/SampleModel")
+        // Tests/LimelightDataTests/<file> → Tests/Fixtures/coredata
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/coredata/SampleModel")
     }
 
     func openCopy(_ folder: TemporaryFolder) throws -> (ManagedObjectContext, URL) {
