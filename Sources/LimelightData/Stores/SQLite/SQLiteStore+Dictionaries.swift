@@ -85,7 +85,7 @@ extension SQLiteStore {
         if !request.sortDescriptors.isEmpty {
             var terms: [String] = []
             for descriptor in request.sortDescriptors {
-                var term: String
+                let term: String
                 if let index = selected.firstIndex(where: { $0.key == descriptor.key }) {
                     term = "c\(index)_0"
                 } else {
@@ -96,12 +96,7 @@ extension SQLiteStore {
                     term = operand.sql
                     bindings += operand.bindings
                 }
-                switch descriptor.comparison {
-                case .standard: break
-                case .caseInsensitive: term = "LL_FOLD(\(term), 1)"
-                case .localized: term = "LL_FOLD(\(term), 3)"
-                }
-                terms.append(term + (descriptor.ascending ? "" : " DESC"))
+                terms.append(Self.orderTerm(term, descriptor))
             }
             sql += " ORDER BY " + terms.joined(separator: ", ")
         }

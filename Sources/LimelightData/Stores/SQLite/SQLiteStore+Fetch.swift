@@ -75,16 +75,22 @@ extension SQLiteStore {
         for descriptor in descriptors {
             guard let operand = try? translator.operand(.keyPath(descriptor.key), .init(alias: "t0", entity: entity)),
                   operand.toMany == nil else { return nil }
-            var term = operand.sql
             bindings += operand.bindings
-            switch descriptor.comparison {
-            case .standard: break
-            case .caseInsensitive: term = "LL_FOLD(\(term), 1)"
-            case .localized: term = "LL_FOLD(\(term), 3)"
-            }
-            terms.append(term + (descriptor.ascending ? "" : " DESC"))
+            terms.append(Self.orderTerm(operand.sql, descriptor))
         }
         return .some(("ORDER BY " + terms.joined(separator: ", "), bindings))
+    }
+
+    /// One ORDER BY term: the value, folded for case-insensitive and localized comparison (the
+    /// registered `LL_FOLD`, so SQL orders as `ValueOrdering` does in memory), and its direction.
+    static func orderTerm(_ value: String, _ descriptor: QuerySortDescriptor) -> String {
+        let term: String
+        switch descriptor.comparison {
+        case .standard: term = value
+        case .caseInsensitive: term = "LL_FOLD(\(value), 1)"
+        case .localized: term = "LL_FOLD(\(value), 3)"
+        }
+        return term + (descriptor.ascending ? "" : " DESC")
     }
 
     /// The SELECT of a fetch with `columns`, its WHERE (entity filter and predicate), ORDER BY and
