@@ -1,0 +1,120 @@
+import Foundation
+
+/// Where a run works and what it runs: sizes (scaled by `LIMELIGHT_BENCH_SCALE`), repeats, a scratch
+/// folder that is removed afterwards, and the programs measured.
+final class Workspace {
+    let scale: Double
+    let repeats: Int
+    let root: URL
+    /// Folder of Limelight's release programs (`limelight`, `limelightd`).
+    let limelightBin: URL
+    /// Folder of this package's programs (`xapian-peer`).
+    let benchBin: URL
+    let corpus = Corpus()
+
+    init() throws {
+        let env = ProcessInfo.processInfo.environment
+        scale = Double(env["LIMELIGHT_BENCH_SCALE"] ?? "") ?? 1
+        repeats = max(1, Int(env["LIMELIGHT_BENCH_REPEATS"] ?? "") ?? 5)
+        let scratch = env["LIMELIGHT_BENCH_TMP"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory
+        root = scratch.appendingPathComponent("limelight-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        benchBin = executable.deletingLastPathComponent()
+        limelightBin = env["LIMELIGHT_BIN"].map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("../.build/release").standardizedFileURL
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: root) }
+
+    /// `count` scaled, never below `floor`.
+    func scaled(_ count: Int, floor: Int = 10) -> Int { max(floor, Int((Double(count) * scale).rounded())) }
+
+    /// A fresh folder under the scratch root.
+    func folder(_ name: String) throws -> URL {
+        let url = root.appendingPathComponent(name)
+        try? FileManager.default.removeItem(at: url)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    var limelight: String { limelightBin.appendingPathComponent("limelight").path }
+    var limelightd: String { limelightBin.appendingPathComponent("limelightd").path }
+    var xapianPeer: String { benchBin.appendingPathComponent("xapian-peer").path }
+
+    /// The environment children run with: Limelight's state (the roots registry) and data under `home`.
+    func environment(home: URL) -> [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["HOME"] = home.path
+        env["XDG_STATE_HOME"] = home.appendingPathComponent("state").path
+        env["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
+        env["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
+        env["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
+        return env
+    }
+
+    /// The full path of `program` on PATH, if it is there.
+    static func which(_ program: String) -> String? {
+        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let path = "\(folder)/\(program)"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return nil
+    }
+}
+
+/// What a finished child process left behind.
+struct ProcessOutcome {
+    var status: Int32
+    var output: String
+    var error: String
+    var seconds: Double
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs a program to its end, its output collected through files (no pipe can fill up), and times it
+/// from launch to exit.
+@discardableResult
+func run(_ program: String, _ arguments: [String], environment: [String: String]? = nil, check: Bool = true,
+         in folder: URL? = nil) throws -> ProcessOutcome {
+    let scratch = FileManager.default.temporaryDirectory
+    let outURL = scratch.appendingPathComponent("bench-out-\(UUID().uuidString)")
+    let errURL = scratch.appendingPathComponent("bench-err-\(UUID().uuidString)")
+    guard FileManager.default.createFile(atPath: outURL.path, contents: nil),
+          FileManager.default.createFile(atPath: errURL.path, contents: nil) else { throw BenchError("cannot write in \(scratch.path)") }
+    defer {
+        try? FileManager.default.removeItem(at: outURL)
+        try? FileManager.default.removeItem(at: errURL)
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: program)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    if let folder { process.currentDirectoryURL = folder }
+    let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    let start = monotonicNanoseconds()
+    try process.run()
+    process.waitUntilExit()
+    let elapsed = Double(monotonicNanoseconds() - start) / 1e9
+    try out.close()
+    try err.close()
+    let outcome = ProcessOutcome(status: process.terminationStatus,
+                                 output: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+                                 error: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "", seconds: elapsed)
+    if check && outcome.status != 0 {
+        throw BenchError("\(program) \(arguments.joined(separator: " ")) exited \(outcome.status): \(outcome.error.suffix(600))")
+    }
+    return outcome
+}
+
+/// Prints a progress line at once (stdout may be a pipe to `tee`).
+func progress(_ line: String) {
+    FileHandle.standardError.write(Data("· \(line)\n".utf8))
+}
