@@ -50,7 +50,8 @@ struct Recoll {
     func documentCount() throws -> Int {
         guard let recollq = Self.recollq else { throw BenchError("recollq missing") }
         let outcome = try run(recollq, ["-c", configURL.path, "-S", "mtime", "-n", "1", "ext:txt"], environment: environment, check: false)
-        for line in outcome.output.split(separator: "\n") where line.hasSuffix(" results") {
+        // "N results" or "N results (printing  1 max):"
+        for line in outcome.output.split(separator: "\n") where line.contains(" results") {
             if let number = Int(line.split(separator: " ").first ?? "") { return number }
         }
         return 0
