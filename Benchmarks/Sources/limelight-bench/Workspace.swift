@@ -16,7 +16,10 @@ final class Workspace {
         let env = ProcessInfo.processInfo.environment
         scale = Double(env["LIMELIGHT_BENCH_SCALE"] ?? "") ?? 1
         repeats = max(1, Int(env["LIMELIGHT_BENCH_REPEATS"] ?? "") ?? 5)
-        let scratch = env["LIMELIGHT_BENCH_TMP"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory
+        // Not /tmp by default: it is often a tmpfs (too kind) or, on a shared machine, a busy folder
+        // (too harsh); the package's build folder is on the disk where a user's data would be.
+        let scratch = env["LIMELIGHT_BENCH_TMP"].map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/scratch")
         root = scratch.appendingPathComponent("limelight-bench-\(getpid())")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
