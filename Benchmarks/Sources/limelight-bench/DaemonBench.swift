@@ -74,7 +74,7 @@ struct DaemonBench {
     func recollLatencies(count: Int) throws -> [Double] {
         guard let recollindex = Recoll.recollindex else { throw BenchError("recollindex missing") }
         let live = try workspace.folder("recoll-live")
-        let recoll = try Recoll(configURL: live.appendingPathComponent("config"), topURL: live.appendingPathComponent("files"))
+        let recoll = try Recoll(configURL: live.appendingPathComponent("config"), topURLs: [live.appendingPathComponent("files")])
         try FileManager.default.createDirectory(at: recoll.topURL, withIntermediateDirectories: true)
         try Data("seed\n".utf8).write(to: recoll.topURL.appendingPathComponent("seed.txt"))
         let monitor = try Background(recollindex, ["-c", recoll.configURL.path, "-m", "-D", "-x", "-w", "0"],

@@ -6,7 +6,8 @@ import Foundation
 /// indexing pass that Limelight does not offer, so it would only slow recoll down).
 struct Recoll {
     let configURL: URL
-    let topURL: URL
+    let topURLs: [URL]
+    var topURL: URL { topURLs[0] }
 
     static let recollindex = Workspace.which("recollindex")
     static let recollq = Workspace.which("recollq")
@@ -18,12 +19,12 @@ struct Recoll {
 
     var databaseURL: URL { configURL.appendingPathComponent("xapiandb") }
 
-    init(configURL: URL, topURL: URL) throws {
+    init(configURL: URL, topURLs: [URL]) throws {
         self.configURL = configURL
-        self.topURL = topURL
+        self.topURLs = topURLs
         try FileManager.default.createDirectory(at: configURL, withIntermediateDirectories: true)
         let settings = """
-            topdirs = \(topURL.path)
+            topdirs = \(topURLs.map(\.path).joined(separator: " "))
             noaspell = 1
             loglevel = 1
             """

@@ -7,15 +7,16 @@ import LimelightData
 struct SearchCorpus {
     let workspace: Workspace
     let count: Int
-    /// Holds `home/` (Limelight's XDG folders), the store, its records, `corpus.tsv` and `files/`.
+    /// Holds `home/` (Limelight's XDG folders), the store, its records, `corpus.tsv` and `files-N/`.
     let folder: URL
+    /// The folders of files recoll indexes.
+    let fileFolders: [URL]
 
     var home: URL { folder.appendingPathComponent("home") }
     var storeURL: URL { folder.appendingPathComponent("notes.sqlite") }
     var recordsURL: URL { folder.appendingPathComponent("records") }
     var registryURL: URL { home.appendingPathComponent("state/limelight/roots") }
     var tsvURL: URL { folder.appendingPathComponent("corpus.tsv") }
-    var filesURL: URL { folder.appendingPathComponent("files") }
     var environment: [String: String] { workspace.environment(home: home) }
 
     static let model: ManagedObjectModel = {
@@ -33,12 +34,22 @@ struct SearchCorpus {
 
     func context() throws -> ManagedObjectContext { try StoreBench.context(storeURL, model: Self.model, options: storeOptions) }
 
-    /// Writes all three shapes; the store is saved in chunks, as an importing app would.
+    /// Writes all three shapes for records `0 ..< count`.
     static func make(_ workspace: Workspace, name: String, count: Int, files: Bool) throws -> SearchCorpus {
-        let corpus = SearchCorpus(workspace: workspace, count: count, folder: try workspace.folder(name))
-        try FileManager.default.createDirectory(at: corpus.registryURL, withIntermediateDirectories: true)
-        let context = try corpus.context()
-        for record in 0..<count {
+        let folder = try workspace.folder(name)
+        let empty = SearchCorpus(workspace: workspace, count: 0, folder: folder, fileFolders: [])
+        try FileManager.default.createDirectory(at: empty.registryURL, withIntermediateDirectories: true)
+        return try empty.grown(by: count, files: files)
+    }
+
+    /// The same corpus with `extra` more records, added to the same store (saved in chunks, as an
+    /// importing app would), to the text file, and as files in a folder of their own. One store,
+    /// not two: a second registered store would make this daemon's startup reconcile drop and
+    /// re-index the first one's documents.
+    func grown(by extra: Int, files: Bool) throws -> SearchCorpus {
+        let records = count..<(count + extra)
+        let context = try context()
+        for record in records {
             let note = try context.insertNewObject(forEntityName: "Note")
             note.setValue(workspace.corpus.name(record), forKey: "name")
             note.setValue(workspace.corpus.text(record), forKey: "text")
@@ -50,23 +61,30 @@ struct SearchCorpus {
         try context.save()
         context.reset()
         var tsv = Data()
-        for record in 0..<count {
+        for record in records {
             tsv.append(Data("\(record + 1)\t\(workspace.corpus.name(record))\t\(workspace.corpus.text(record))\n".utf8))
         }
-        try tsv.write(to: corpus.tsvURL)
-        if files { try corpus.writeFiles() }
-        return corpus
-    }
-
-    /// One `.txt` file per record, a thousand to a folder: title line, then the text.
-    func writeFiles() throws {
-        for record in 0..<count {
-            if record % 1000 == 0 {
-                try FileManager.default.createDirectory(at: filesURL.appendingPathComponent("\(record / 1000)"), withIntermediateDirectories: true)
-            }
-            let url = filesURL.appendingPathComponent("\(record / 1000)/note-\(record + 1).txt")
-            try Data("\(workspace.corpus.name(record))\n\(workspace.corpus.text(record))\n".utf8).write(to: url)
+        if let handle = FileHandle(forWritingAtPath: tsvURL.path) {
+            try handle.seekToEnd()
+            try handle.write(contentsOf: tsv)
+            try handle.close()
+        } else {
+            try tsv.write(to: tsvURL)
         }
+        var folders = fileFolders
+        if files {
+            let filesURL = folder.appendingPathComponent("files-\(fileFolders.count)")
+            for record in records {
+                let shard = filesURL.appendingPathComponent("\(record / 1000)")
+                if record == records.lowerBound || record % 1000 == 0 {
+                    try FileManager.default.createDirectory(at: shard, withIntermediateDirectories: true)
+                }
+                let url = shard.appendingPathComponent("note-\(record + 1).txt")
+                try Data("\(workspace.corpus.name(record))\n\(workspace.corpus.text(record))\n".utf8).write(to: url)
+            }
+            folders.append(filesURL)
+        }
+        return SearchCorpus(workspace: workspace, count: count + extra, folder: folder, fileFolders: folders)
     }
 
     /// `limelight index` into `index`; returns its wall time (process start included).

@@ -15,7 +15,7 @@ final class Workspace {
     init() throws {
         let env = ProcessInfo.processInfo.environment
         scale = Double(env["LIMELIGHT_BENCH_SCALE"] ?? "") ?? 1
-        repeats = max(1, Int(env["LIMELIGHT_BENCH_REPEATS"] ?? "") ?? 5)
+        repeats = max(1, Int(env["LIMELIGHT_BENCH_REPEATS"] ?? "") ?? 3)
         // Not /tmp by default: it is often a tmpfs (too kind) or, on a shared machine, a busy folder
         // (too harsh); the package's build folder is on the disk where a user's data would be.
         let scratch = env["LIMELIGHT_BENCH_TMP"].map { URL(fileURLWithPath: $0) }
@@ -122,5 +122,9 @@ func run(_ program: String, _ arguments: [String], environment: [String: String]
 
 /// Prints a progress line at once (stdout may be a pipe to `tee`).
 func progress(_ line: String) {
-    FileHandle.standardError.write(Data("· \(line)\n".utf8))
+    let elapsed = Double(monotonicNanoseconds() - runStart) / 1e9
+    FileHandle.standardError.write(Data(String(format: "· %6.1f s  %@\n", elapsed, line).utf8))
 }
+
+/// When the run began, for the progress lines.
+let runStart = monotonicNanoseconds()

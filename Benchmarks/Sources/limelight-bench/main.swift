@@ -34,23 +34,32 @@ if wanted("markers") {
     progress("markers on vs off")
     measures.append(try StoreBench(workspace: workspace).markers())
 }
-if wanted("index") {
-    measures.append(try IndexBench(workspace: workspace).bulk())
+// The search corpus grows in two halves: the first is also the bulk-index measure's corpus.
+var firstHalf: SearchCorpus?
+if wanted("index") || wanted("search") || wanted("daemon") {
+    let half = workspace.scaled(100_000, floor: 100)
+    progress("corpus: writing \(half) records as a store with markers, a text file and \(half) files")
+    firstHalf = try SearchCorpus.make(workspace, name: "corpus", count: half, files: Recoll.missing == nil)
 }
-if wanted("search") || wanted("daemon") {
-    let count = workspace.scaled(200_000, floor: 200)
-    progress("search corpus: writing \(count) records as a store with markers, a text file and files")
-    let corpus = try SearchCorpus.make(workspace, name: "large", count: count, files: Recoll.missing == nil)
+if wanted("index"), let firstHalf {
+    measures.append(try IndexBench(workspace: workspace).bulk(firstHalf))
+}
+if wanted("search") || wanted("daemon"), let firstHalf {
+    progress("corpus: adding the second half")
+    let corpus = try firstHalf.grown(by: firstHalf.count, files: Recoll.missing == nil)
+    let count = corpus.count
+    progress("corpus: limelight index over \(count) records")
     let index = corpus.folder.appendingPathComponent("index")
     let built = try corpus.limelightIndex(into: index)
     notes.append(String(format: "`limelight index` built the %d-document index for the search and daemon measures in %.1f s.", count, built))
     if wanted("search") {
         let xapianIndex = corpus.folder.appendingPathComponent("xapian")
+        progress("corpus: raw Xapian peer over \(count) records")
         _ = try corpus.xapianIndex(into: xapianIndex)
         var recoll: (Recoll, Int)?
         if Recoll.missing == nil {
             progress("search corpus: recollindex over \(count) files")
-            let peer = try Recoll(configURL: corpus.folder.appendingPathComponent("recoll"), topURL: corpus.filesURL)
+            let peer = try Recoll(configURL: corpus.folder.appendingPathComponent("recoll"), topURLs: corpus.fileFolders)
             let seconds = try peer.index(expecting: count)
             notes.append(String(format: "recollindex built its %d-document index for the search measure in %.1f s.", count, seconds))
             recoll = (peer, try peer.documentCount())
@@ -74,3 +83,5 @@ let report = Report(workspace: workspace, measures: measures, notes: notes)
 report.print()
 let written = try report.write(to: URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("results"))
 print("\nresults written to \(written.path)")
+fflush(nil)  // the table is out before the slow clean-up
+progress("removing the scratch folder")
