@@ -28,7 +28,15 @@ final class Workspace {
             ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("../.build/release").standardizedFileURL
     }
 
-    func remove() { try? FileManager.default.removeItem(at: root) }
+    /// Removes the scratch folder, unless LIMELIGHT_BENCH_KEEP is set (to look at or profile what a
+    /// run made).
+    func remove() {
+        if ProcessInfo.processInfo.environment["LIMELIGHT_BENCH_KEEP"] != nil {
+            progress("kept \(root.path)")
+            return
+        }
+        try? FileManager.default.removeItem(at: root)
+    }
 
     /// `count` scaled, never below `floor`.
     func scaled(_ count: Int, floor: Int = 10) -> Int { max(floor, Int((Double(count) * scale).rounded())) }
