@@ -38,6 +38,11 @@ install: build-release
 build-release: deps
 	$(SWIFT) build -c release
 
-# Benchmarks side by side with their peers, in release mode; prints a markdown table, writes JSON.
+# Benchmarks side by side with their peers, in release mode; prints a markdown table, writes JSON
+# to Benchmarks/results/. LIMELIGHT_BENCH_SCALE=0.05 for a quick run; LIMELIGHT_BENCH_ONLY=store,query,
+# markers,index,search,daemon for some groups.
 bench: deps
-	cd Benchmarks && $(SWIFT) build -c release && ./.build/release/limelight-bench
+	@scripts/ensure-bench-deps.sh
+	$(SWIFT) build -c release --product limelight
+	$(SWIFT) build -c release --product limelightd
+	cd Benchmarks && $(SWIFT) build -c release && LIMELIGHT_BIN="$$($(SWIFT) build -c release --show-bin-path --package-path ..)" ./.build/release/limelight-bench

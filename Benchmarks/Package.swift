@@ -8,12 +8,28 @@ let root = Context.packageDirectory.split(separator: "/").dropLast().last.map(St
 
 let package = Package(
     name: "LimelightBenchmarks",
-    dependencies: [.package(path: "..")],
+    dependencies: [
+        .package(path: ".."),
+        // A peer only: GRDB never enters the main package.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+    ],
     targets: [
         .systemLibrary(name: "CSQLiteBench", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The raw Xapian peer: indexes the benchmark text with TermGenerator and waits for terms to
+        // become searchable in any Xapian database (Limelight's or recoll's).
+        .executableTarget(
+            name: "xapian-peer",
+            linkerSettings: [.linkedLibrary("xapian")]
+        ),
         .executableTarget(
             name: "limelight-bench",
-            dependencies: [.product(name: "LimelightData", package: root), "CSQLiteBench"]
+            dependencies: [
+                .product(name: "LimelightData", package: root),
+                .product(name: "LimelightSearch", package: root),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                "CSQLiteBench",
+            ]
         ),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )

@@ -1,39 +1,125 @@
 import Foundation
 
-/// One measured figure: the median of several runs and their spread, beside a peer's.
+/// Samples of one figure: repeated runs (summed up by their median) or many single events
+/// (summed up by a percentile, e.g. the p99 of 1,000 save-to-searchable latencies).
+struct Series {
+    enum Statistic {
+        case median
+        case percentile(Double)
+    }
+
+    var label: String
+    var samples: [Double]
+    var statistic: Statistic = .median
+    /// Why there are no samples (a peer that could not be installed or run); never a made-up figure.
+    var skipped: String?
+
+    static func skipped(_ label: String, _ reason: String) -> Series { Series(label: label, samples: [], skipped: reason) }
+
+    var value: Double? {
+        guard !samples.isEmpty else { return nil }
+        switch statistic {
+        case .median: return Self.percentile(samples, 50)
+        case .percentile(let p): return Self.percentile(samples, p)
+        }
+    }
+
+    /// The spread: min–max of repeated runs; the interquartile range of many events.
+    var spread: (Double, Double)? {
+        guard !samples.isEmpty else { return nil }
+        switch statistic {
+        case .median: return (samples.min() ?? .nan, samples.max() ?? .nan)
+        case .percentile: return (Self.percentile(samples, 25), Self.percentile(samples, 75))
+        }
+    }
+
+    /// Linear interpolation between closest ranks.
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        let sorted = values.sorted()
+        guard let first = sorted.first else { return .nan }
+        guard sorted.count > 1 else { return first }
+        let rank = p / 100 * Double(sorted.count - 1)
+        let low = Int(rank.rounded(.down)), high = min(sorted.count - 1, low + 1)
+        return sorted[low] + (sorted[high] - sorted[low]) * (rank - Double(low))
+    }
+}
+
+/// One row of the table: Limelight's figure beside its peers', the goal, and whether it holds.
 struct Measure {
     var name: String
     var unit: String
-    var ours: [Double]
-    var peerName: String
-    var peer: [Double]
+    var ours: Series
+    var peers: [Series]
     var goal: String
-    /// Whether the goal holds for the medians.
-    var goalMet: (Double, Double) -> Bool
+    /// Decides the goal from Limelight's figure and the peers' (by label); nil when it cannot be told.
+    var verdict: (_ ours: Double, _ peers: [String: Double]) -> Bool?
 
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return .nan }
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    var peerValues: [String: Double] {
+        Dictionary(uniqueKeysWithValues: peers.compactMap { peer in peer.value.map { (peer.label, $0) } })
     }
 
-    var ratio: Double { Self.median(ours) / Self.median(peer) }
+    var isMet: Bool? { ours.value.flatMap { verdict($0, peerValues) } }
+
+    static func format(_ value: Double) -> String {
+        switch abs(value) {
+        case 0: return "0"
+        case ..<0.01: return String(format: "%.4f", value)
+        case ..<10: return String(format: "%.3f", value)
+        case ..<1000: return String(format: "%.1f", value)
+        default: return String(format: "%.0f", value)
+        }
+    }
+
+    func describe(_ series: Series) -> String {
+        guard let value = series.value, let spread = series.spread else { return "skipped: \(series.skipped ?? "no figure")" }
+        let range = "\(Self.format(spread.0))–\(Self.format(spread.1))"
+        let shape: String
+        switch series.statistic {
+        case .median: shape = "n=\(series.samples.count), \(range)"
+        case .percentile: shape = "n=\(series.samples.count), IQR \(range)"
+        }
+        return "\(Self.format(value)) \(unit) (\(shape))"
+    }
 
     func row() -> String {
-        let spread = { (values: [Double]) in String(format: "%.3f–%.3f", values.min() ?? .nan, values.max() ?? .nan) }
-        let met = goalMet(Self.median(ours), Self.median(peer)) ? "yes" : "**no**"
-        return "| \(name) | \(String(format: "%.3f", Self.median(ours))) \(unit) (\(spread(ours))) | \(peerName): \(String(format: "%.3f", Self.median(peer))) \(unit) (\(spread(peer))) | \(String(format: "%.2f×", ratio)) | \(goal) | \(met) |"
+        let peerText = peers.isEmpty ? "—" : peers.map { "\($0.label): \(describe($0))" }.joined(separator: "<br>")
+        let ratios = peers.compactMap { peer -> String? in
+            guard let ours = ours.value, let theirs = peer.value, theirs != 0 else { return nil }
+            return String(format: "%.2f× %@", ours / theirs, peer.label)
+        }
+        let met: String
+        switch isMet {
+        case true?: met = "yes"
+        case false?: met = "**no**"
+        case nil: met = "n/a"
+        }
+        return "| \(name) | \(describe(ours)) | \(peerText) | \(ratios.isEmpty ? "—" : ratios.joined(separator: "<br>")) | \(goal) | \(met) |"
     }
 
     var json: [String: Any] {
-        ["name": name, "unit": unit, "ours": ours, "peer": peerName, "peerValues": peer, "ratio": ratio, "goal": goal,
-         "goalMet": goalMet(Self.median(ours), Self.median(peer))]
+        func encode(_ series: Series) -> [String: Any] {
+            var entry: [String: Any] = ["label": series.label, "samples": series.samples]
+            if let value = series.value { entry["value"] = value }
+            if let spread = series.spread { entry["spread"] = [spread.0, spread.1] }
+            if let skipped = series.skipped { entry["skipped"] = skipped }
+            return entry
+        }
+        var entry: [String: Any] = ["name": name, "unit": unit, "ours": encode(ours), "peers": peers.map(encode), "goal": goal]
+        if let isMet { entry["goalMet"] = isMet }
+        return entry
     }
 }
 
 /// Wall-clock seconds of `body`.
 func seconds(_ body: () throws -> Void) rethrows -> Double {
-    let start = DispatchTime.now().uptimeNanoseconds
+    let start = monotonicNanoseconds()
     try body()
-    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    return Double(monotonicNanoseconds() - start) / 1e9
+}
+
+/// CLOCK_MONOTONIC, the clock the Xapian peer stamps its sightings with.
+func monotonicNanoseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
 }

@@ -1,135 +1,87 @@
-import CSQLiteBench
 import Foundation
-import LimelightData
 
-// Sizes follow the benchmark plan; LIMELIGHT_BENCH_SCALE shrinks them for a quick look (e.g. 0.1).
-let scale = Double(ProcessInfo.processInfo.environment["LIMELIGHT_BENCH_SCALE"] ?? "") ?? 1
-let repeats = Int(ProcessInfo.processInfo.environment["LIMELIGHT_BENCH_REPEATS"] ?? "") ?? 3
-let insertCount = Int(50_000 * scale), fetchCount = Int(200_000 * scale), markerCount = Int(100_000 * scale)
-let work = FileManager.default.temporaryDirectory.appendingPathComponent("limelight-bench-\(UUID().uuidString)")
-try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(at: work) }
-setenv("XDG_STATE_HOME", work.appendingPathComponent("state").path, 1)
-
-func model(indexed: Bool) -> ManagedObjectModel {
-    let attributes = (0..<10).map { index -> AttributeDescription in
-        let attribute = AttributeDescription(name: "v\(index)", type: .integer64)
-        attribute.isIndexedBySpotlight = indexed && index == 0
-        return attribute
-    }
-    return ManagedObjectModel(entities: [EntityDescription(name: "Row", properties: attributes)])
-}
-
-func context(_ url: URL, markers: Bool) throws -> ManagedObjectContext {
-    let coordinator = try PersistentStoreCoordinator(managedObjectModel: model(indexed: true))
-    try coordinator.addPersistentStore(type: .sqlite, at: url, options: markers ? [StoreOption.externalRecordExtension: "row"] : [:])
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
-    context.persistentStoreCoordinator = coordinator
-    context.undoManager = nil
-    return context
-}
-
-func limelightInsert(_ count: Int, markers: Bool) throws -> Double {
-    let url = work.appendingPathComponent("ll-\(UUID().uuidString).sqlite")
-    let ctx = try context(url, markers: markers)
-    return try seconds {
-        for row in 0..<count {
-            let object = try ctx.insertNewObject(forEntityName: "Row")
-            for column in 0..<10 { object.setValue(Int64(row * 10 + column), forKey: "v\(column)") }
-        }
-        try ctx.save()
-    }
-}
-
-func rawInsert(_ count: Int, path: String) -> Double {
-    var db: OpaquePointer?
-    sqlite3_open(path, &db)
-    defer { sqlite3_close(db) }
-    sqlite3_exec(db, "PRAGMA journal_mode=WAL; CREATE TABLE R (id INTEGER PRIMARY KEY, v0, v1, v2, v3, v4, v5, v6, v7, v8, v9)", nil, nil, nil)
-    return seconds {
-        var statement: OpaquePointer?
-        sqlite3_exec(db, "BEGIN", nil, nil, nil)
-        sqlite3_prepare_v2(db, "INSERT INTO R (v0, v1, v2, v3, v4, v5, v6, v7, v8, v9) VALUES (?,?,?,?,?,?,?,?,?,?)", -1, &statement, nil)
-        for row in 0..<count {
-            for column in 0..<10 { sqlite3_bind_int64(statement, Int32(column + 1), Int64(row * 10 + column)) }
-            sqlite3_step(statement)
-            sqlite3_reset(statement)
-        }
-        sqlite3_finalize(statement)
-        sqlite3_exec(db, "COMMIT", nil, nil, nil)
-    }
-}
-
-func rawFetch(path: String, table: String, columns: String) -> Double {
-    var db: OpaquePointer?
-    sqlite3_open(path, &db)
-    defer { sqlite3_close(db) }
-    return seconds {
-        var statement: OpaquePointer?
-        sqlite3_prepare_v2(db, "SELECT \(columns) FROM \(table)", -1, &statement, nil)
-        var sum: Int64 = 0
-        while sqlite3_step(statement) == SQLITE_ROW {
-            for column in 0..<10 { sum &+= sqlite3_column_int64(statement, Int32(column)) }
-        }
-        sqlite3_finalize(statement)
-        if sum == 42 { print("") }
-    }
-}
+// `make bench` runs every group; LIMELIGHT_BENCH_ONLY=store,query,… runs some. Sizes follow the
+// benchmark plan, scaled by LIMELIGHT_BENCH_SCALE (e.g. 0.05 for a quick look).
+let workspace = try Workspace()
+defer { workspace.remove() }
+let only = Set((ProcessInfo.processInfo.environment["LIMELIGHT_BENCH_ONLY"] ?? "").split(separator: ",").map(String.init))
+func wanted(_ group: String) -> Bool { only.isEmpty || only.contains(group) }
 
 var measures: [Measure] = []
-print("Limelight benchmarks on \(ProcessInfo.processInfo.activeProcessorCount) cores, scale \(scale), \(repeats) runs each")
+var notes: [String] = []
+progress("Limelight benchmarks on \(ProcessInfo.processInfo.activeProcessorCount) cores, scale \(workspace.scale), \(workspace.repeats) runs each")
+if let missing = Recoll.missing { notes.append("recoll skipped: \(missing)") }
 
-var ours: [Double] = [], peer: [Double] = []
-for _ in 0..<repeats {
-    ours.append(try limelightInsert(insertCount, markers: false))
-    peer.append(rawInsert(insertCount, path: work.appendingPathComponent("raw-\(UUID().uuidString).sqlite").path))
+if wanted("store") {
+    let bench = StoreBench(workspace: workspace)
+    progress("insert")
+    measures.append(try bench.insert())
+    progress("fetch")
+    measures.append(try bench.fetch())
 }
-measures.append(Measure(name: "insert + save \(insertCount) objects × 10 Integer 64", unit: "s", ours: ours, peerName: "raw sqlite3",
-                        peer: peer, goal: "≤ 1.5× raw", goalMet: { $0 <= 1.5 * $1 }))
-
-// Fetch: one store of fetchCount rows, read by both.
-let fetchURL = work.appendingPathComponent("fetch.sqlite")
-do {
-    let ctx = try context(fetchURL, markers: false)
-    for row in 0..<fetchCount {
-        let object = try ctx.insertNewObject(forEntityName: "Row")
-        for column in 0..<10 { object.setValue(Int64(row &* 10 &+ column), forKey: "v\(column)") }
-        if row % 50_000 == 49_999 { try ctx.save(); ctx.reset() }
-    }
-    try ctx.save()
+if wanted("query") {
+    let bench = QueryBench(workspace: workspace)
+    progress("query: populating \(bench.itemCount) items and a folder of \(bench.folderSize) notes")
+    try bench.populate()
+    progress("query: CONTAINS[cd]")
+    measures.append(try bench.contains())
+    progress("query: ANY tags.name")
+    measures.append(try bench.anyTag())
+    progress("query: batch faulting")
+    measures.append(try bench.batchFaulting())
 }
-ours = []; peer = []
-for _ in 0..<repeats {
-    let ctx = try context(fetchURL, markers: false)
-    ours.append(try seconds {
-        let request = FetchRequest(entityName: "Row")
-        request.returnsObjectsAsFaults = false
-        var sum: Int64 = 0
-        for object in try ctx.fetch(request) {
-            for column in 0..<10 { sum &+= object.value(forKey: "v\(column)") as? Int64 ?? 0 }
+if wanted("markers") {
+    progress("markers on vs off")
+    measures.append(try StoreBench(workspace: workspace).markers())
+}
+// The search corpus grows in two halves: the first is also the bulk-index measure's corpus.
+var firstHalf: SearchCorpus?
+if wanted("index") || wanted("search") || wanted("daemon") {
+    let half = workspace.scaled(100_000, floor: 100)
+    progress("corpus: writing \(half) records as a store with markers, a text file and \(half) files")
+    firstHalf = try SearchCorpus.make(workspace, name: "corpus", count: half, files: Recoll.missing == nil)
+}
+if wanted("index"), let firstHalf {
+    measures.append(try IndexBench(workspace: workspace).bulk(firstHalf))
+}
+if wanted("search") || wanted("daemon"), let firstHalf {
+    progress("corpus: adding the second half")
+    let corpus = try firstHalf.grown(by: firstHalf.count, files: Recoll.missing == nil)
+    let count = corpus.count
+    progress("corpus: limelight index over \(count) records")
+    let index = corpus.folder.appendingPathComponent("index")
+    let built = try corpus.limelightIndex(into: index)
+    notes.append(String(format: "`limelight index` built the %d-document index for the search and daemon measures in %.1f s.", count, built))
+    if wanted("search") {
+        let xapianIndex = corpus.folder.appendingPathComponent("xapian")
+        progress("corpus: raw Xapian peer over \(count) records")
+        _ = try corpus.xapianIndex(into: xapianIndex)
+        var recoll: (Recoll, Int)?
+        if Recoll.missing == nil {
+            progress("search corpus: recollindex over \(count) files")
+            let peer = try Recoll(configURL: corpus.folder.appendingPathComponent("recoll"), topURLs: corpus.fileFolders)
+            let seconds = try peer.index(expecting: count)
+            notes.append(String(format: "recollindex built its %d-document index for the search measure in %.1f s.", count, seconds))
+            recoll = (peer, try peer.documentCount())
         }
-        if sum == 42 { print("") }
-    })
-    peer.append(rawFetch(path: fetchURL.path, table: "ZROW", columns: (0..<10).map { "ZV\($0)" }.joined(separator: ", ")))
+        progress("search: end to end")
+        measures.append(try SearchBench(workspace: workspace, corpus: corpus, index: index, xapianIndex: xapianIndex,
+                                        recoll: recoll, recollMissing: Recoll.missing).measure())
+    }
+    if wanted("daemon") {
+        let bench = DaemonBench(workspace: workspace, corpus: corpus, index: index)
+        progress("daemon: starting limelightd on \(count) documents")
+        let daemon = try bench.startDaemon()
+        progress("daemon: idle")
+        measures.append(contentsOf: try bench.idle(daemon))
+        measures.append(contentsOf: try bench.latency(daemon))
+        daemon.stop()
+    }
 }
-measures.append(Measure(name: "fetch \(fetchCount) objects, read 10 attributes", unit: "s", ours: ours, peerName: "raw sqlite3",
-                        peer: peer, goal: "≤ 1.5× raw", goalMet: { $0 <= 1.5 * $1 }))
 
-ours = []; peer = []
-for _ in 0..<repeats {
-    ours.append(try limelightInsert(markerCount, markers: true))
-    peer.append(try limelightInsert(markerCount, markers: false))
-}
-measures.append(Measure(name: "save \(markerCount) objects, markers on vs off", unit: "s", ours: ours, peerName: "markers off",
-                        peer: peer, goal: "≤ 1.5×", goalMet: { $0 <= 1.5 * $1 }))
-
-print("")
-print("| measure | Limelight (min–max) | peer (min–max) | ratio | goal | met |")
-print("|---|---|---|---|---|---|")
-for measure in measures { print(measure.row()) }
-let results: [String: Any] = ["cores": ProcessInfo.processInfo.activeProcessorCount, "scale": scale, "repeats": repeats,
-                              "measures": measures.map(\.json)]
-let resultsURL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("results/latest.json")
-try FileManager.default.createDirectory(at: resultsURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-try JSONSerialization.data(withJSONObject: results, options: [.prettyPrinted, .sortedKeys]).write(to: resultsURL)
-print("\nresults written to \(resultsURL.path)")
+let report = Report(workspace: workspace, measures: measures, notes: notes)
+report.print()
+let written = try report.write(to: URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("results"))
+print("\nresults written to \(written.path)")
+fflush(nil)  // the table is out before the slow clean-up
+progress("removing the scratch folder")

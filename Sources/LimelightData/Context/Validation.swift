@@ -49,7 +49,10 @@ enum Validation {
         }
         var measure: Double?
         var unit = ""
-        switch attribute.attributeType {
+        // Only bounded attributes need their measure; working it out costs dynamic casts (and a
+        // string's character count) on every attribute of every saved object.
+        let isBounded = attribute.minValue != nil || attribute.maxValue != nil
+        switch isBounded ? attribute.attributeType : .undefined {
         case _ where attribute.attributeType.isNumeric: measure = AttributeValueCoercion.double(value)
         case .string: measure = Double((value as? String)?.count ?? 0); unit = " characters"
         case .binaryData: measure = Double((value as? Data)?.count ?? 0); unit = " bytes"

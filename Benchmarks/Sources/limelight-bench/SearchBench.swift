@@ -1,0 +1,46 @@
+import Foundation
+
+/// `limelight search` end to end — process start, query, resolving every hit to its live object,
+/// printing — against `quest` on the raw Xapian peer's index of the same text and `recollq`.
+struct SearchBench {
+    let workspace: Workspace
+    let corpus: SearchCorpus
+    let index: URL
+    let xapianIndex: URL
+    /// recoll's configuration with its index built, and how many documents it holds.
+    let recoll: (Recoll, Int)?
+    let recollMissing: String?
+
+    /// A word of middling frequency: enough hits to fill a page of twenty.
+    var word: String { workspace.corpus.words[400] }
+
+    func measure() throws -> Measure {
+        let runs = max(20, workspace.scaled(60))
+        var ours: [Double] = [], quest: [Double] = [], recollq: [Double] = []
+        let questPath = Workspace.which("quest")
+        var hits: [String: Int] = [:]
+        for _ in 0..<runs {
+            let search = try run(workspace.limelight, ["search", "--index", index.path, "--limit", "20", word], environment: corpus.environment)
+            ours.append(search.seconds * 1000)
+            hits["limelight"] = search.output.components(separatedBy: "  uri:").count - 1
+            if let questPath {
+                let outcome = try run(questPath, ["-d", xapianIndex.path, "-m", "20", word])
+                quest.append(outcome.seconds * 1000)
+                hits["quest"] = outcome.output.components(separatedBy: "\n").filter { $0.contains("[") }.count
+            }
+            if let (recoll, _) = recoll, let recollqPath = Recoll.recollq {
+                let outcome = try run(recollqPath, ["-c", recoll.configURL.path, "-n", "20", word], environment: recoll.environment)
+                recollq.append(outcome.seconds * 1000)
+                hits["recollq"] = outcome.output.split(separator: "\n").filter { $0.contains("[file://") }.count
+            }
+        }
+        for (tool, count) in hits where count == 0 { throw BenchError("\(tool) found nothing for \(word)") }
+        let questSeries = questPath == nil ? Series.skipped("quest", "xapian-tools is not installed")
+            : Series(label: "quest", samples: quest, statistic: .percentile(50))
+        let recollSeries = recoll.map { Series(label: "recollq (\($0.1) docs)", samples: recollq, statistic: .percentile(50)) }
+            ?? Series.skipped("recollq", recollMissing ?? "no index")
+        return Measure(name: "`limelight search` end to end on \(corpus.count) documents, p50 of \(runs)", unit: "ms",
+                       ours: Series(label: "limelight search", samples: ours, statistic: .percentile(50)),
+                       peers: [questSeries, recollSeries], goal: "≤ 10 ms") { ours, _ in ours <= 10 }
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import GRDB
+import LimelightData
+
+/// Insert and fetch of plain rows of ten Integer 64 attributes: Limelight against the raw sqlite3 C
+/// API and GRDB records, each in one transaction on a WAL database with SQLite's default settings.
+struct StoreBench {
+    let workspace: Workspace
+
+    static let columns = (0..<10).map { "v\($0)" }
+
+    static func model(indexed: Bool) -> ManagedObjectModel {
+        let attributes = columns.enumerated().map { index, name -> AttributeDescription in
+            let attribute = AttributeDescription(name: name, type: .integer64)
+            attribute.isIndexedBySpotlight = indexed && index == 0
+            return attribute
+        }
+        return ManagedObjectModel(entities: [EntityDescription(name: "Row", properties: attributes)])
+    }
+
+    /// A private-queue context on a fresh coordinator; markers on when `markers` names an extension.
+    static func context(_ url: URL, model: ManagedObjectModel, options: [String: any Sendable] = [:]) throws -> ManagedObjectContext {
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        context.undoManager = nil
+        return context
+    }
+
+    func limelightInsert(_ count: Int, options: [String: any Sendable] = [:]) throws -> Double {
+        let url = workspace.root.appendingPathComponent("ll-\(UUID().uuidString).sqlite")
+        let context = try Self.context(url, model: Self.model(indexed: !options.isEmpty), options: options)
+        return try seconds {
+            for row in 0..<count {
+                let object = try context.insertNewObject(forEntityName: "Row")
+                for (column, key) in Self.columns.enumerated() { object.setValue(Int64(row * 10 + column), forKey: key) }
+            }
+            try context.save()
+        }
+    }
+
+    func rawInsert(_ count: Int) throws -> Double {
+        let db = try RawDatabase(workspace.root.appendingPathComponent("raw-\(UUID().uuidString).sqlite").path)
+        try db.execute("PRAGMA journal_mode=WAL; CREATE TABLE R (id INTEGER PRIMARY KEY, v0, v1, v2, v3, v4, v5, v6, v7, v8, v9)")
+        return try seconds {
+            try db.execute("BEGIN")
+            let insert = try db.prepare("INSERT INTO R (v0, v1, v2, v3, v4, v5, v6, v7, v8, v9) VALUES (?,?,?,?,?,?,?,?,?,?)")
+            for row in 0..<count {
+                for column in 0..<10 { insert.bind(Int32(column + 1), Int64(row * 10 + column)) }
+                _ = insert.step()
+                insert.reset()
+            }
+            try db.execute("COMMIT")
+        }
+    }
+
+    func grdbInsert(_ count: Int) throws -> Double {
+        let pool = try DatabasePool(path: workspace.root.appendingPathComponent("grdb-\(UUID().uuidString).sqlite").path)
+        try pool.write { db in
+            try db.create(table: GRDBInsertRow.databaseTableName) { table in
+                table.autoIncrementedPrimaryKey("id")
+                for column in Self.columns { table.column(column, .integer) }
+            }
+        }
+        return try seconds {
+            try pool.write { db in
+                for row in 0..<count {
+                    let base = Int64(row * 10)
+                    try GRDBInsertRow(id: nil, v0: base, v1: base + 1, v2: base + 2, v3: base + 3, v4: base + 4, v5: base + 5,
+                                      v6: base + 6, v7: base + 7, v8: base + 8, v9: base + 9).insert(db)
+                }
+            }
+        }
+    }
+
+    /// Insert + save: each side in turn, `repeats` times, so drift on a busy machine hits both.
+    func insert() throws -> Measure {
+        let count = workspace.scaled(50_000)
+        var ours: [Double] = [], raw: [Double] = [], grdb: [Double] = []
+        for _ in 0..<workspace.repeats {
+            ours.append(try limelightInsert(count))
+            raw.append(try rawInsert(count))
+            grdb.append(try grdbInsert(count))
+        }
+        return Measure(name: "insert + save \(count) objects × 10 Integer 64", unit: "s", ours: Series(label: "Limelight", samples: ours),
+                       peers: [Series(label: "raw sqlite3", samples: raw), Series(label: "GRDB", samples: grdb)],
+                       goal: "≤ 1.5× raw; faster than GRDB") { ours, peers in
+            guard let raw = peers["raw sqlite3"], let grdb = peers["GRDB"] else { return nil }
+            return ours <= 1.5 * raw && ours < grdb
+        }
+    }
+
+    /// Fetch every row and read all ten attributes, from one store made by Limelight.
+    func fetch() throws -> Measure {
+        let count = workspace.scaled(200_000)
+        let url = workspace.root.appendingPathComponent("fetch.sqlite")
+        do {
+            let context = try Self.context(url, model: Self.model(indexed: false))
+            for row in 0..<count {
+                let object = try context.insertNewObject(forEntityName: "Row")
+                for (column, key) in Self.columns.enumerated() { object.setValue(Int64(row &* 10 &+ column), forKey: key) }
+                if row % 50_000 == 49_999 { try context.save(); context.reset() }
+            }
+            try context.save()
+        }
+        var ours: [Double] = [], raw: [Double] = [], grdb: [Double] = []
+        var checks: Set<Int64> = []
+        for _ in 0..<workspace.repeats {
+            let context = try Self.context(url, model: Self.model(indexed: false))
+            ours.append(try seconds {
+                let request = FetchRequest(entityName: "Row")
+                request.returnsObjectsAsFaults = false
+                var sum: Int64 = 0
+                for object in try context.fetch(request) {
+                    for key in Self.columns { sum &+= object.value(forKey: key) as? Int64 ?? 0 }
+                }
+                checks.insert(sum)
+            })
+            let db = try RawDatabase(url.path)
+            raw.append(try seconds {
+                let select = try db.prepare("SELECT ZV0, ZV1, ZV2, ZV3, ZV4, ZV5, ZV6, ZV7, ZV8, ZV9 FROM ZROW")
+                var sum: Int64 = 0
+                while select.step() { for column in 0..<10 { sum &+= select.int64(Int32(column)) } }
+                checks.insert(sum)
+            })
+            let pool = try DatabasePool(path: url.path)
+            grdb.append(try seconds {
+                let rows = try pool.read { db in try GRDBFetchRow.fetchAll(db) }
+                checks.insert(rows.reduce(0) { $0 &+ $1.sum })
+            })
+        }
+        // Every reader must have seen the same rows, or the figures compare different work.
+        guard checks.count == 1 else { throw BenchError("fetch: readers disagree on the rows' sum: \(checks)") }
+        return Measure(name: "fetch \(count) objects, read 10 attributes", unit: "s", ours: Series(label: "Limelight", samples: ours),
+                       peers: [Series(label: "raw sqlite3", samples: raw), Series(label: "GRDB", samples: grdb)],
+                       goal: "≤ 1.5× raw; faster than GRDB") { ours, peers in
+            guard let raw = peers["raw sqlite3"], let grdb = peers["GRDB"] else { return nil }
+            return ours <= 1.5 * raw && ours < grdb
+        }
+    }
+
+    /// The same 100,000-object save with marker files on and off.
+    func markers() throws -> Measure {
+        let count = workspace.scaled(100_000)
+        var on: [Double] = [], off: [Double] = []
+        for index in 0..<workspace.repeats {
+            let records = try workspace.folder("markers-\(index)")
+            on.append(try limelightInsert(count, options: [StoreOption.externalRecordExtension: "row",
+                                                           StoreOption.externalRecordsDirectory: records.path,
+                                                           StoreOption.recordsRegistryDirectory: records.appendingPathComponent("registry").path]))
+            off.append(try limelightInsert(count))
+            try? FileManager.default.removeItem(at: records)
+        }
+        return Measure(name: "save \(count) objects, markers on vs off", unit: "s", ours: Series(label: "markers on", samples: on),
+                       peers: [Series(label: "markers off", samples: off)], goal: "≤ 1.5×") { ours, peers in
+            peers["markers off"].map { ours <= 1.5 * $0 }
+        }
+    }
+}
+
+/// A GRDB record written by the insert peer.
+struct GRDBInsertRow: Codable, PersistableRecord {
+    static let databaseTableName = "grdb_row"
+    var id: Int64?
+    var v0, v1, v2, v3, v4, v5, v6, v7, v8, v9: Int64
+}
+
+/// A GRDB record read from the store Limelight wrote (its columns are Core Data's `Z`-names).
+struct GRDBFetchRow: Decodable, FetchableRecord, TableRecord {
+    static let databaseTableName = "ZROW"
+    static var databaseSelection: [any SQLSelectable] { (0..<10).map { Column("ZV\($0)") } }
+    var v0, v1, v2, v3, v4, v5, v6, v7, v8, v9: Int64
+    enum CodingKeys: String, CodingKey {
+        case v0 = "ZV0", v1 = "ZV1", v2 = "ZV2", v3 = "ZV3", v4 = "ZV4", v5 = "ZV5", v6 = "ZV6", v7 = "ZV7", v8 = "ZV8", v9 = "ZV9"
+    }
+    var sum: Int64 { v0 &+ v1 &+ v2 &+ v3 &+ v4 &+ v5 &+ v6 &+ v7 &+ v8 &+ v9 }
+}

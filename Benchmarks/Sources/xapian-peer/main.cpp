@@ -1,0 +1,136 @@
+// The raw Xapian peer of the benchmarks, two modes:
+//
+//   xapian-peer index <db> <corpus.tsv>
+//     Indexes every line `id<TAB>name<TAB>text` the way a Xapian program would that offers what
+//     Limelight offers: a field per property (XPNAME, XPTEXT), the whole text unprefixed, a unique
+//     `Q` term used with replace_document, stemming, document data — all in one transaction.
+//     Prints the number of documents and the seconds taken.
+//
+//   xapian-peer watch <db>
+//     Reads terms from stdin, one per line, and prints `<term> <CLOCK_MONOTONIC ns>` as soon as each
+//     term is in the database (reopened every millisecond while terms are pending). The database may
+//     not exist yet. Used to tell when a save became searchable, in Limelight's index and in recoll's.
+#include <xapian.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+long long monotonic_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+int index_corpus(const std::string &db_path, const std::string &corpus_path) {
+    std::ifstream corpus(corpus_path);
+    if (!corpus) {
+        std::cerr << "xapian-peer: cannot read " << corpus_path << "\n";
+        return 1;
+    }
+    auto start = std::chrono::steady_clock::now();
+    Xapian::WritableDatabase db(db_path, Xapian::DB_CREATE_OR_OVERWRITE);
+    Xapian::TermGenerator generator;
+    generator.set_stemmer(Xapian::Stem("english"));
+    generator.set_stemming_strategy(Xapian::TermGenerator::STEM_SOME);
+    db.begin_transaction();
+    std::string line;
+    long count = 0;
+    while (std::getline(corpus, line)) {
+        auto first = line.find('\t');
+        auto second = first == std::string::npos ? first : line.find('\t', first + 1);
+        if (second == std::string::npos) continue;
+        std::string id = line.substr(0, first), name = line.substr(first + 1, second - first - 1), text = line.substr(second + 1);
+        Xapian::Document document;
+        generator.set_document(document);
+        generator.index_text(name, 1, "XPNAME");
+        generator.increase_termpos();
+        generator.index_text(text, 1, "XPTEXT");
+        generator.increase_termpos();
+        generator.index_text(name + " " + text);
+        std::string unique = "Q" + id;
+        document.add_boolean_term(unique);
+        document.set_data(id + "\t" + name);
+        db.replace_document(unique, document);
+        ++count;
+    }
+    db.commit_transaction();
+    db.close();
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("%ld %.6f\n", count, seconds);
+    return 0;
+}
+
+int watch(const std::string &db_path) {
+    std::mutex lock;
+    std::set<std::string> pending;
+    bool input_open = true;
+    std::thread reader([&] {
+        std::string term;
+        while (std::getline(std::cin, term)) {
+            std::lock_guard<std::mutex> guard(lock);
+            pending.insert(term);
+        }
+        std::lock_guard<std::mutex> guard(lock);
+        input_open = false;
+    });
+    Xapian::Database db;
+    bool opened = false;
+    while (true) {
+        std::vector<std::string> terms;
+        {
+            std::lock_guard<std::mutex> guard(lock);
+            if (pending.empty() && !input_open) break;
+            terms.assign(pending.begin(), pending.end());
+        }
+        if (!terms.empty()) {
+            try {
+                if (opened) {
+                    db.reopen();
+                } else {
+                    db = Xapian::Database(db_path);
+                    opened = true;
+                }
+                for (const auto &term : terms) {
+                    if (db.term_exists(term)) {
+                        std::printf("%s %lld\n", term.c_str(), monotonic_ns());
+                        std::fflush(stdout);
+                        std::lock_guard<std::mutex> guard(lock);
+                        pending.erase(term);
+                    }
+                }
+            } catch (const Xapian::DatabaseOpeningError &) {
+                opened = false;  // not created yet, or replaced: open again on the next round
+            } catch (const Xapian::DatabaseModifiedError &) {
+                opened = false;
+            } catch (const Xapian::Error &error) {
+                std::cerr << "xapian-peer: " << error.get_description() << "\n";
+                opened = false;
+            }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    reader.join();
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    try {
+        if (args.size() == 3 && args[0] == "index") return index_corpus(args[1], args[2]);
+        if (args.size() == 2 && args[0] == "watch") return watch(args[1]);
+    } catch (const Xapian::Error &error) {
+        std::cerr << "xapian-peer: " << error.get_description() << "\n";
+        return 1;
+    }
+    std::cerr << "usage: xapian-peer index <db> <corpus.tsv> | xapian-peer watch <db>\n";
+    return 2;
+}
