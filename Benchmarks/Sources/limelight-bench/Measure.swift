@@ -85,7 +85,8 @@ struct Measure {
         let peerText = peers.isEmpty ? "—" : peers.map { "\($0.label): \(describe($0))" }.joined(separator: "<br>")
         let ratios = peers.compactMap { peer -> String? in
             guard let ours = ours.value, let theirs = peer.value, theirs != 0 else { return nil }
-            return String(format: "%.2f× %@", ours / theirs, peer.label)
+            let ratio = ours / theirs
+            return String(format: ratio < 0.1 ? "%.3f× %@" : "%.2f× %@", ratio, peer.label)
         }
         let met: String
         switch isMet {

@@ -58,7 +58,7 @@ if wanted("search") || wanted("daemon"), let firstHalf {
         _ = try corpus.xapianIndex(into: xapianIndex)
         var recoll: (Recoll, Int)?
         if Recoll.missing == nil {
-            progress("search corpus: recollindex over \(count) files")
+            progress("corpus: recollindex over \(count) files")
             let peer = try Recoll(configURL: corpus.folder.appendingPathComponent("recoll"), topURLs: corpus.fileFolders)
             let seconds = try peer.index(expecting: count)
             notes.append(String(format: "recollindex built its %d-document index for the search measure in %.1f s.", count, seconds))
