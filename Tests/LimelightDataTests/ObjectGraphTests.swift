@@ -158,6 +158,36 @@ final class TrackedLibrary: ManagedObject {
         #expect((library.value(forKey: "books") as? Set<ManagedObject>) == [book])
     }
 
+    @Test func walkingAToManyFiresItsObjectsInBatches() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("batches.sqlite")
+        let count = 1_200
+        do {
+            let context = try LibraryGraph.context(url)
+            let library = try context.insertNewObject(forEntityName: "Library")
+            library.setValue("Big", forKey: "name")
+            let members = try (0..<count).map { index in
+                let member = try context.insertNewObject(forEntityName: "Member")
+                member.setValue("Member \(index)", forKey: "name")
+                return member
+            }
+            library.setValue(Set(members), forKey: "members")
+            try context.save()
+        }
+        let context = try LibraryGraph.context(url)
+        let log = try StatementLog(context)
+        let library = try #require(try context.fetch(FetchRequest(entityName: "Library")).first)
+        let (names, statements) = try log.during { () throws -> Set<String> in
+            let members = try #require(library.value(forKey: "members") as? Set<ManagedObject>)
+            return Set(members.compactMap { $0.value(forKey: "name") as? String })
+        }
+        #expect(names.count == count)
+        // The library's row, the relationship's IDs, then one query per 500 members.
+        let memberQueries = statements.filter { $0.contains("FROM ZMEMBER") && $0.contains("IN (") }
+        #expect(memberQueries.count == 3, "\(statements.count) statements")
+        #expect(statements.count <= 5)
+    }
+
     @Test func manyToManyKeepsBothSidesAndSurvivesReopening() throws {
         let folder = try TemporaryFolder()
         let url = folder.file("m2m.sqlite")

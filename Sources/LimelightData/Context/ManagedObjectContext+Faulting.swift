@@ -10,6 +10,10 @@ extension ManagedObjectContext {
             register(row: row)
             return
         }
+        if let siblings = object.faultSiblings {
+            fireSiblings(of: object, siblings)
+            if !object.faultFlag { return }
+        }
         object.faultFlag = false
         object.values = Array(repeating: nil, count: object.entity.properties.count)
         guard let coordinator = persistentStoreCoordinator else { return }
@@ -26,6 +30,21 @@ extension ManagedObjectContext {
         } catch {
             recordProblem(ValidationFailure(object: object, key: nil, reason: "could not load: \(error)"))
         }
+    }
+
+    /// Fires the faults of a to-many relationship together, the touched one and up to
+    /// `FaultSiblings.batchSize` of its still unfired siblings, the way Core Data batch-faults a
+    /// relationship's objects.
+    private func fireSiblings(of object: ManagedObject, _ siblings: FaultSiblings) {
+        object.faultSiblings = nil
+        var batch = [object]
+        for id in siblings.ids where batch.count < FaultSiblings.batchSize {
+            guard let other = registry[id]?.object, other.faultFlag, other.cachedRow == nil, other.faultSiblings === siblings else { continue }
+            other.faultSiblings = nil
+            batch.append(other)
+        }
+        // A failure here leaves the objects faults; each then fires on its own and reports.
+        try? fireFaults(batch)
     }
 
     /// Loads many faults with one query per store (batch faulting).
@@ -76,6 +95,7 @@ extension ManagedObjectContext {
         object.updatedFlag = false
         object.faultFlag = true
         object.cachedRow = nil
+        object.faultSiblings = nil
         object.prefetchedObjects = [:]
         object.values = Array(repeating: nil, count: object.entity.properties.count)
         object.committedValues = nil

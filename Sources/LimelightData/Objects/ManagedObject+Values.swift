@@ -103,6 +103,12 @@ extension ManagedObject {
         if relationship.isToMany {
             let ids = context.relatedIDs(of: self, relationship: relationship, slot: raw)
             let objects = ids.map { context.object(with: $0) }
+            if objects.count > 1 {
+                let siblings = FaultSiblings(ids: ids)
+                for object in objects where object.faultFlag && object.cachedRow == nil && object.faultSiblings == nil {
+                    object.faultSiblings = siblings
+                }
+            }
             return relationship.isOrdered ? objects as Any : Set(objects) as Any
         }
         return (raw as? ManagedObjectID).map { context.object(with: $0) }
@@ -143,4 +149,12 @@ extension ManagedObject {
         values[index] = stored
         managedObjectContext?.objectDidChange(self, index: index, oldValue: old, registerUndo: registerUndo)
     }
+}
+
+/// The objects of one to-many relationship as it was read, shared by its faults.
+final class FaultSiblings {
+    /// How many faults fire together; the store reads them in one `IN` query.
+    static let batchSize = 500
+    let ids: [ManagedObjectID]
+    init(ids: [ManagedObjectID]) { self.ids = ids }
 }

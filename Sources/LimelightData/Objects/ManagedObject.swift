@@ -22,6 +22,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Row data fetched with the object but not yet turned into values (Core Data's row cache):
     /// the object stays a fault until touched, and firing it then needs no query.
     var cachedRow: StoreRow?
+    /// For a fault reached through a to-many relationship: the objects of that relationship, so
+    /// touching one fires them together (batch faulting) instead of one query per object.
+    var faultSiblings: FaultSiblings?
     /// Objects a fetch prefetched through this one's relationships, by relationship name (the
     /// latest fetch replaces what an earlier one left), kept alive with it so that
     /// following the relationship needs no query (the context holds unchanged objects weakly).
