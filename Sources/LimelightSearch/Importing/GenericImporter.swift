@@ -13,15 +13,31 @@ public final class GenericImporter {
     /// `registry` is the roots registry markers must lie in (default: the user's).
     public init(registry: URL? = nil) { self.registry = registry }
 
-    private var roots: [String: URL] {
-        registry.map(ExternalRecordsRegistry.registeredRoots(in:)) ?? ExternalRecordsRegistry.registeredRoots()
+    /// The registered roots, read once per batch rather than once per record (reading them is a
+    /// directory listing and a file per store); a marker they do not cover reads them again.
+    private var cachedRoots: [String: URL]?
+
+    private func roots(fresh: Bool = false) -> [String: URL] {
+        if !fresh, let cachedRoots { return cachedRoots }
+        let roots = registry.map(ExternalRecordsRegistry.registeredRoots(in:)) ?? ExternalRecordsRegistry.registeredRoots()
+        cachedRoots = roots
+        return roots
     }
 
-    /// Drops cached store connections, e.g. after a batch, so files can be moved or deleted.
-    public func closeStores() { readers = [:] }
+    /// Drops cached store connections and roots, e.g. after a batch, so files can be moved or deleted.
+    public func closeStores() {
+        readers = [:]
+        cachedRoots = nil
+    }
 
     public func importRecord(markerPath: String) throws -> IndexRecord {
-        let elements = try ExternalRecordPath.decode(markerPath, roots: roots)
+        let elements: ExternalRecordElements
+        do {
+            elements = try ExternalRecordPath.decode(markerPath, roots: roots())
+        } catch {
+            // Perhaps a store registered since the roots were read.
+            elements = try ExternalRecordPath.decode(markerPath, roots: roots(fresh: true))
+        }
         let context = try self.context(for: elements)
         guard let id = context.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: elements.objectURI) else {
             throw ExternalRecordError(path: markerPath, reason: "store \(elements.storeURL.path) is not store \(elements.storeIdentifier)")
@@ -34,7 +50,7 @@ public final class GenericImporter {
 
     private func context(for elements: ExternalRecordElements) throws -> ManagedObjectContext {
         if let cached = readers[elements.storeIdentifier], cached.elements.storeURL == elements.storeURL { return cached.context }
-        let reader = try ExternalRecordReader(markerPath: elements.markerURL.path, roots: roots)
+        let reader = try ExternalRecordReader(markerPath: elements.markerURL.path, roots: roots())
         readers[elements.storeIdentifier] = (reader.context, elements)
         return reader.context
     }
