@@ -26,7 +26,9 @@ enum Validation {
                 }
             }
             do {
-                try object.validateValue(object.primitiveValue(forKey: property.name), forKey: property.name)
+                // Attributes hand over their stored value directly; relationships their objects.
+                let value = property is AttributeDescription ? raw : object.relationshipPublicValue(raw, property: property)
+                try object.validateValue(value, forKey: property.name)
             } catch let failure as ValidationFailure {
                 failures.append(failure)
             } catch {
@@ -44,6 +46,7 @@ enum Validation {
             return attribute.isOptional || attribute.isTransient ? [] : fail("a value is required")
         }
         if attribute.attributeType != .transformable, attribute.attributeType != .undefined,
+           !AttributeValueCoercion.isCanonical(value, for: attribute.attributeType),
            AttributeValueCoercion.coerce(value, to: attribute.attributeType) == nil {
             return fail("expected \(attribute.attributeType.rawValue), got \(type(of: value)) \(value)")
         }
@@ -53,7 +56,7 @@ enum Validation {
         // string's character count) on every attribute of every saved object.
         let isBounded = attribute.minValue != nil || attribute.maxValue != nil
         switch isBounded ? attribute.attributeType : .undefined {
-        case _ where attribute.attributeType.isNumeric: measure = AttributeValueCoercion.double(value)
+        case let type where type.isNumeric: measure = AttributeValueCoercion.double(value)
         case .string: measure = Double((value as? String)?.count ?? 0); unit = " characters"
         case .binaryData: measure = Double((value as? Data)?.count ?? 0); unit = " bytes"
         case .date: measure = (value as? Date)?.timeIntervalSinceReferenceDate
