@@ -166,12 +166,14 @@ final class TrackedLibrary: ManagedObject {
             let context = try LibraryGraph.context(url)
             let library = try context.insertNewObject(forEntityName: "Library")
             library.setValue("Big", forKey: "name")
-            let members = try (0..<count).map { index in
+            // One at a time through the set proxy, as an application fills a relationship.
+            let members = library.mutableSetValue(forKey: "members")
+            for index in 0..<count {
                 let member = try context.insertNewObject(forEntityName: "Member")
                 member.setValue("Member \(index)", forKey: "name")
-                return member
+                members.insert(member)
             }
-            library.setValue(Set(members), forKey: "members")
+            #expect(members.count == count)
             try context.save()
         }
         let context = try LibraryGraph.context(url)
@@ -205,6 +207,13 @@ final class TrackedLibrary: ManagedObject {
             #expect((ann.value(forKey: "libraries") as? Set<ManagedObject>) == [a, b])
             try context.save()
             b.mutableSetValue(forKey: "members").remove(ann)
+            #expect((ann.value(forKey: "libraries") as? Set<ManagedObject>) == [a])
+            // Undo puts both sides back; redo takes them out again.
+            context.processPendingChanges()
+            context.undo()
+            #expect((ann.value(forKey: "libraries") as? Set<ManagedObject>) == [a, b])
+            #expect((b.value(forKey: "members") as? Set<ManagedObject>) == [ann])
+            context.redo()
             #expect((ann.value(forKey: "libraries") as? Set<ManagedObject>) == [a])
             try context.save()
         }

@@ -26,6 +26,30 @@ extension ManagedObject {
         if let newID { context.object(with: newID).linkInverse(inverse, to: self) }
     }
 
+    /// Adds `added` to, or takes `removed` out of, the to-many named `key`, with change tracking,
+    /// undo and the inverse kept in step. Returns false when `key` is not a to-many relationship
+    /// (the caller then goes through `setValue`, which reports the problem).
+    func changeToMany(_ key: String, adding added: ManagedObject? = nil, removing removed: ManagedObject? = nil) -> Bool {
+        guard let index = entity.index(of: key), let relationship = entity.properties[index] as? RelationshipDescription,
+              relationship.isToMany else { return false }
+        let oldIDs = relatedIDsLoaded(relationship, at: index)
+        var ids = oldIDs
+        if let added {
+            guard !ids.contains(added.objectID) else { return true }
+            ids.append(added.objectID)
+        }
+        if let removed {
+            guard let position = ids.firstIndex(of: removed.objectID) else { return true }
+            ids.remove(at: position)
+        }
+        values[index] = ToManySlot.loaded(ids)
+        managedObjectContext?.objectDidChange(self, index: index, oldValue: ToManySlot.loaded(oldIDs), registerUndo: true)
+        guard let inverse = relationship.inverseRelationship, let context = managedObjectContext else { return true }
+        if let added { context.object(with: added.objectID).linkInverse(inverse, to: self) }
+        if let removed { context.object(with: removed.objectID).unlinkInverse(inverse, from: objectID) }
+        return true
+    }
+
     func replaceToMany(_ relationship: RelationshipDescription, at index: Int, with newIDs: [ManagedObjectID], registerUndo: Bool) {
         let oldIDs = relatedIDsLoaded(relationship, at: index)
         var unique: [ManagedObjectID] = []
@@ -130,13 +154,20 @@ public struct MutableSetProxy: Sequence {
     public func contains(_ object: ManagedObject) -> Bool { current.contains { $0 === object } }
     public func makeIterator() -> IndexingIterator<[ManagedObject]> { current.makeIterator() }
 
+    /// Adds one object: works on the related IDs, so filling a relationship one object at a time
+    /// costs no more than setting it whole.
     public func insert(_ object: ManagedObject) {
-        guard !contains(object) else { return }
-        owner.setValue(current + [object], forKey: key)
+        guard owner.changeToMany(key, adding: object) else {
+            owner.setValue(current + [object], forKey: key)
+            return
+        }
     }
 
     public func remove(_ object: ManagedObject) {
-        owner.setValue(current.filter { $0 !== object }, forKey: key)
+        guard owner.changeToMany(key, removing: object) else {
+            owner.setValue(current.filter { $0 !== object }, forKey: key)
+            return
+        }
     }
 
     public func removeAll() { owner.setValue([ManagedObject](), forKey: key) }
