@@ -190,6 +190,27 @@ final class TrackedLibrary: ManagedObject {
         #expect(statements.count <= 5)
     }
 
+    @Test func aFetchWithABatchSizeLoadsRowsABatchAtATime() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("batched.sqlite")
+        do {
+            let context = try LibraryGraph.context(url)
+            for index in 0..<1_000 { try context.insertNewObject(forEntityName: "Member").setValue("M\(index)", forKey: "name") }
+            try context.save()
+        }
+        let context = try LibraryGraph.context(url)
+        let log = try StatementLog(context)
+        let request = FetchRequest(entityName: "Member", sortDescriptors: [QuerySortDescriptor(key: "name")])
+        request.fetchBatchSize = 100
+        let (members, fetchStatements) = try log.during { try context.fetch(request) }
+        #expect(members.count == 1_000 && members.allSatisfy(\.isFault))
+        #expect(fetchStatements.count == 1)
+        let (names, walkStatements) = log.during { members.prefix(250).compactMap { $0.value(forKey: "name") as? String } }
+        #expect(names == (0..<1_000).map { "M\($0)" }.sorted().prefix(250).map { $0 })
+        #expect(walkStatements.count == 3)
+        #expect(!members[299].isFault && members[300].isFault)   // the third batch, and no further
+    }
+
     @Test func manyToManyKeepsBothSidesAndSurvivesReopening() throws {
         let folder = try TemporaryFolder()
         let url = folder.file("m2m.sqlite")

@@ -32,13 +32,17 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Fires the faults of a to-many relationship together, the touched one and up to
-    /// `FaultSiblings.batchSize` of its still unfired siblings, the way Core Data batch-faults a
-    /// relationship's objects.
+    /// Fires faults together, the way Core Data batch-faults a relationship's objects or a batched
+    /// fetch: the touched one and the unfired siblings after it (wrapping round), up to the
+    /// siblings' batch size.
     private func fireSiblings(of object: ManagedObject, _ siblings: FaultSiblings) {
         object.faultSiblings = nil
         var batch = [object]
-        for id in siblings.ids where batch.count < FaultSiblings.batchSize {
+        let start = siblings.positions[object.objectID] ?? 0
+        var offset = 1
+        while batch.count < siblings.batchSize, offset < siblings.ids.count {
+            let id = siblings.ids[(start + offset) % siblings.ids.count]
+            offset += 1
             guard let other = registry[id]?.object, other.faultFlag, other.cachedRow == nil, other.faultSiblings === siblings else { continue }
             other.faultSiblings = nil
             batch.append(other)

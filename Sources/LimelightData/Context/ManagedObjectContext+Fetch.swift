@@ -5,7 +5,9 @@ extension ManagedObjectContext {
     /// for them. With `includesPropertyValues = false` only the IDs are read and the objects are
     /// faults; `relationshipKeyPathsForPrefetching` loads related objects with one query per
     /// relationship. For other result types use `fetchObjectIDs`, `fetchDictionaries`, `count(for:)`
-    /// or `execute(_:)`; for batches as the result is walked, `fetchBatched(_:)`.
+    /// or `execute(_:)`. With a `fetchBatchSize` only the IDs are read at first and the objects
+    /// load a batch at a time (one query each) as they are touched; `fetchBatched(_:)` also lets
+    /// go of batches already walked.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
         // A request set up for other results would otherwise quietly return objects.
         guard request.resultType == .managedObject else {
@@ -24,6 +26,18 @@ extension ManagedObjectContext {
         if !request.includesPropertyValues, !pending, stores.count == 1, let store = stores.first, store.evaluatesPredicates {
             let ids = try coordinator.withStores { try store.fetchIDs(fetch) }
             return ids.map { object(with: $0) }
+        }
+        // With a batch size, as in Core Data: the IDs now, the rows a batch at a time as the
+        // objects are touched (faults that fire together).
+        if request.fetchBatchSize > 0, request.relationshipKeyPathsForPrefetching.isEmpty, !pending, stores.count == 1,
+           let store = stores.first, store.evaluatesPredicates {
+            let ids = try coordinator.withStores { try store.fetchIDs(fetch) }
+            let siblings = FaultSiblings(ids: ids, batchSize: request.fetchBatchSize)
+            return ids.map { id in
+                let object = object(with: id)
+                if object.faultFlag && object.cachedRow == nil && object.faultSiblings == nil { object.faultSiblings = siblings }
+                return object
+            }
         }
         // Stores that cannot filter (in-memory) hand over every row; the predicate runs here then.
         let filterHere = stores.contains { !$0.evaluatesPredicates }

@@ -151,10 +151,18 @@ extension ManagedObject {
     }
 }
 
-/// The objects of one to-many relationship as it was read, shared by its faults.
+/// Faults that fire together: the objects of one to-many relationship as it was read, or the
+/// result of a fetch with a `fetchBatchSize`.
 final class FaultSiblings {
-    /// How many faults fire together; the store reads them in one `IN` query.
-    static let batchSize = 500
+    /// How many faults fire together by default; the store reads them in one `IN` query.
+    static let defaultBatchSize = 500
     let ids: [ManagedObjectID]
-    init(ids: [ManagedObjectID]) { self.ids = ids }
+    let batchSize: Int
+    /// Where each ID stands, built on first use, so a walk finds its place without a search.
+    private(set) lazy var positions: [ManagedObjectID: Int] = Dictionary(ids.enumerated().map { ($1, $0) }) { first, _ in first }
+
+    init(ids: [ManagedObjectID], batchSize: Int = FaultSiblings.defaultBatchSize) {
+        self.ids = ids
+        self.batchSize = max(1, batchSize)
+    }
 }
