@@ -17,8 +17,9 @@ enum AtomicFile {
         guard fd >= 0 else { throw posixError("cannot create", temporary) }
         var written = 0
         let ok: Bool = data.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return true }   // nothing to write
             while written < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
+                let n = Glibc.write(fd, base + written, buffer.count - written)
                 if n < 0 { if errno == EINTR { continue }; return false }
                 written += n
             }

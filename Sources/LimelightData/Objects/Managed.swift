@@ -78,10 +78,9 @@ enum ManagedValueBridge {
     static func cast<Value>(_ raw: Any?, as type: Value.Type) -> Value {
         if let value = raw as? Value { return value }
         if let optionalType = Value.self as? OptionalMarker.Type {
-            if let raw, let converted = convertNumber(raw, to: optionalType.wrappedType) {
-                return optionalType.wrap(converted) as? Value ?? optionalType.none as! Value
-            }
-            return optionalType.none as! Value
+            if let raw, let converted = convertNumber(raw, to: optionalType.wrappedType),
+               let wrapped = optionalType.wrap(converted) as? Value { return wrapped }
+            if let none = optionalType.none as? Value { return none }
         }
         if let raw, let converted = convertNumber(raw, to: Value.self) as? Value { return converted }
         if let set = raw as? Set<ManagedObject>, let converted = castSet(set, to: Value.self) { return converted }
@@ -118,6 +117,7 @@ enum ManagedValueBridge {
     private static func defaultValue<Value>(_ type: Value.Type) -> Value {
         if let zero = convertNumber(0, to: Value.self) as? Value { return zero }
         if let empty = "" as? Value { return empty }
+        if let empty = Data() as? Value { return empty }
         if let setType = Value.self as? ManagedSetMarker.Type, let empty = setType.make(from: []) as? Value { return empty }
         preconditionFailure("@Managed property of type \(Value.self) has no value and no default; declare it optional")
     }

@@ -15,7 +15,7 @@ public final class SearchIndex: @unchecked Sendable {
         self.language = language
         // An unknown stemming language is refused now rather than on every document.
         cx_doc_free(try xapianCall(path: path, { cx_doc_new(language, $0) }, failed: { $0 == nil }))
-        handle = try xapianCall(path: path, { cx_writer_open(path, lockTimeout, $0) }, failed: { $0 == nil })!
+        handle = try xapianObject(path: path, { cx_writer_open(path, lockTimeout, $0) })
     }
 
     deinit { cx_writer_close(handle) }
@@ -28,7 +28,7 @@ public final class SearchIndex: @unchecked Sendable {
 
     /// Adds the document, or replaces the one with the same unique term.
     public func replaceDocument(_ document: IndexDocument) throws {
-        let doc = try xapianCall(path: path, { cx_doc_new(language, $0) }, failed: { $0 == nil })!
+        let doc = try xapianObject(path: path, { cx_doc_new(language, $0) })
         defer { cx_doc_free(doc) }
         document.data.withUnsafeBytes { cx_doc_set_data(doc, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
         for term in document.booleanTerms where !term.isEmpty {

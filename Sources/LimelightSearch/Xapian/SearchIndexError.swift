@@ -57,3 +57,11 @@ func xapianCall<T>(path: String, _ body: (UnsafeMutablePointer<cx_error>) -> T, 
     }
     return result
 }
+
+/// A C call that returns a new object (database, document): the object, or the error it reported.
+func xapianObject(path: String, _ body: (UnsafeMutablePointer<cx_error>) -> OpaquePointer?) throws -> OpaquePointer {
+    guard let object = try xapianCall(path: path, body, failed: { $0 == nil }) else {
+        throw SearchIndexError(kind: .other, message: "no object and no error from Xapian", path: path)
+    }
+    return object
+}

@@ -44,7 +44,7 @@ public final class SearchIndexReader: @unchecked Sendable {
 
     public init(path: String) throws {
         self.path = path
-        handle = try xapianCall(path: path, { cx_reader_open(path, $0) }, failed: { $0 == nil })!
+        handle = try xapianObject(path: path, { cx_reader_open(path, $0) })
     }
 
     deinit { cx_reader_close(handle) }
