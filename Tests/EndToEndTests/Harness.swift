@@ -39,6 +39,9 @@ final class Harness {
         try? FileManager.default.removeItem(at: home)
     }
 
+    /// The Core Data sample store and its model bundle, shipped with the tests.
+    static var sampleModelFixtures: URL { packageRoot.appendingPathComponent("Tests/Fixtures/coredata/SampleModel") }
+
     static var packageRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }

@@ -10,7 +10,7 @@ import LimelightData
 
     init() throws {
         harness = try Harness()
-        let fixtures = Harness.packageRoot.appendingPathComponent("Tests/Fixtures/coredata/SampleModel")
+        let fixtures = Harness.sampleModelFixtures
         store = harness.home.appendingPathComponent("Cars.sqlite")
         try FileManager.default.copyItem(at: fixtures.appendingPathComponent("SampleModel_V1.sqlite"), to: store)
         bundle = fixtures.appendingPathComponent("SampleModel.xcdatamodeld")

@@ -83,12 +83,7 @@ struct StoreBench {
             raw.append(try rawInsert(count))
             grdb.append(try grdbInsert(count))
         }
-        return Measure(name: "insert + save \(count) objects × 10 Integer 64", unit: "s", ours: Series(label: "Limelight", samples: ours),
-                       peers: [Series(label: "raw sqlite3", samples: raw), Series(label: "GRDB", samples: grdb)],
-                       goal: "≤ 1.5× raw; faster than GRDB") { ours, peers in
-            guard let raw = peers["raw sqlite3"], let grdb = peers["GRDB"] else { return nil }
-            return ours <= 1.5 * raw && ours < grdb
-        }
+        return Self.againstRawAndGRDB("insert + save \(count) objects × 10 Integer 64", ours: ours, raw: raw, grdb: grdb)
     }
 
     /// Fetch every row and read all ten attributes, from one store made by Limelight.
@@ -132,12 +127,7 @@ struct StoreBench {
         }
         // Every reader must have seen the same rows, or the figures compare different work.
         guard checks.count == 1 else { throw BenchError("fetch: readers disagree on the rows' sum: \(checks)") }
-        return Measure(name: "fetch \(count) objects, read 10 attributes", unit: "s", ours: Series(label: "Limelight", samples: ours),
-                       peers: [Series(label: "raw sqlite3", samples: raw), Series(label: "GRDB", samples: grdb)],
-                       goal: "≤ 1.5× raw; faster than GRDB") { ours, peers in
-            guard let raw = peers["raw sqlite3"], let grdb = peers["GRDB"] else { return nil }
-            return ours <= 1.5 * raw && ours < grdb
-        }
+        return Self.againstRawAndGRDB("fetch \(count) objects, read 10 attributes", ours: ours, raw: raw, grdb: grdb)
     }
 
     /// The same 100,000-object save with marker files on and off.
@@ -155,6 +145,16 @@ struct StoreBench {
         return Measure(name: "save \(count) objects, markers on vs off", unit: "s", ours: Series(label: "markers on", samples: on),
                        peers: [Series(label: "markers off", samples: off)], goal: "≤ 1.5×") { ours, peers in
             peers["markers off"].map { ours <= 1.5 * $0 }
+        }
+    }
+
+    /// A measure beside raw sqlite3 and GRDB, with the plan's goal for both store measures.
+    static func againstRawAndGRDB(_ name: String, ours: [Double], raw: [Double], grdb: [Double]) -> Measure {
+        Measure(name: name, unit: "s", ours: Series(label: "Limelight", samples: ours),
+                peers: [Series(label: "raw sqlite3", samples: raw), Series(label: "GRDB", samples: grdb)],
+                goal: "≤ 1.5× raw; faster than GRDB") { ours, peers in
+            guard let raw = peers["raw sqlite3"], let grdb = peers["GRDB"] else { return nil }
+            return ours <= 1.5 * raw && ours < grdb
         }
     }
 }

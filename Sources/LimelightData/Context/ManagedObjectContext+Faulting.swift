@@ -43,7 +43,7 @@ extension ManagedObjectContext {
         while batch.count < siblings.batchSize, offset < siblings.ids.count {
             let id = siblings.ids[(start + offset) % siblings.ids.count]
             offset += 1
-            guard let other = registry[id]?.object, other.faultFlag, other.cachedRow == nil, other.faultSiblings === siblings else { continue }
+            guard let other = registry[id]?.object, other.faultFlag, other.faultSiblings === siblings else { continue }
             other.faultSiblings = nil
             batch.append(other)
         }
@@ -86,6 +86,7 @@ extension ManagedObjectContext {
     /// its saved values and keeps its unsaved ones on top.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.managedObjectContext === self, !object.objectID.isTemporaryID else { return }
+        object.fetchedResults = [:]
         if mergeChanges, object.hasChanges, !object.faultFlag {
             let local = object.changedValues()
             object.faultFlag = true

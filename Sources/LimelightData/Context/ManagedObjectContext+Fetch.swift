@@ -35,7 +35,7 @@ extension ManagedObjectContext {
             let siblings = FaultSiblings(ids: ids, batchSize: request.fetchBatchSize)
             return ids.map { id in
                 let object = object(with: id)
-                if object.faultFlag && object.cachedRow == nil && object.faultSiblings == nil { object.faultSiblings = siblings }
+                siblings.adopt(object)
                 return object
             }
         }

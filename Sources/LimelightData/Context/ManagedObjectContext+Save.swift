@@ -36,10 +36,7 @@ extension ManagedObjectContext {
             let changed = object.committedValues.map { committed in
                 object.values.indices.filter { !ValueEquality.same(committed[$0], object.values[$0]) }
             } ?? Array(object.values.indices)
-            // A fetched property's cached result is the context's, never the store's.
-            let values = object.values.map { $0 is ManagedObject.FetchedPropertyResult ? nil : $0 }
-            let snapshot = ObjectSnapshot(id: object.objectID, values: values, version: object.storeVersion,
-                                          changed: changed.filter { !(object.entity.properties[$0] is FetchedPropertyDescription) })
+            let snapshot = ObjectSnapshot(id: object.objectID, values: object.values, version: object.storeVersion, changed: changed)
             changesByStore[ObjectIdentifier(store), default: (store, SaveChanges())].1[keyPath: keyPath].append(snapshot)
         }
         try coordinator.withStores {

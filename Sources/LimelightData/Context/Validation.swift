@@ -45,8 +45,8 @@ enum Validation {
         guard let value else {
             return attribute.isOptional || attribute.isTransient ? [] : fail("a value is required")
         }
+        // `coerce` answers at once for a value already in the attribute's type.
         if attribute.attributeType != .transformable, attribute.attributeType != .undefined,
-           !AttributeValueCoercion.isCanonical(value, for: attribute.attributeType),
            AttributeValueCoercion.coerce(value, to: attribute.attributeType) == nil {
             return fail("expected \(attribute.attributeType.rawValue), got \(type(of: value)) \(value)")
         }

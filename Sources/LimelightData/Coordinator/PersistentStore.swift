@@ -30,6 +30,15 @@ public enum StoreOption {
     public static let migrationSourceModels = "LimelightMigrationSourceModels"
     /// Path of the model file to copy into the support folder for readers without the app.
     public static let modelSourcePath = "LimelightModelSourcePath"
+
+    /// A folder or file option given as a URL or as a path.
+    static func url(_ value: (any Sendable)?) -> URL? {
+        switch value {
+        case let url as URL: url
+        case let path as String: URL(fileURLWithPath: path)
+        default: nil
+        }
+    }
 }
 
 /// A stored row: what a store knows of one object, before it becomes a managed object.

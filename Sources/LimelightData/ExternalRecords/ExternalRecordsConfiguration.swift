@@ -21,13 +21,8 @@ public struct ExternalRecordsConfiguration: Sendable, Equatable {
             throw PersistenceError.invalidRequest("externalRecordExtension '\(ext)' must be a plain file extension such as \"recipe\"")
         }
         fileExtension = ext
-        switch options[StoreOption.externalRecordsDirectory] {
-        case let url as URL: recordsDirectory = url
-        case let path as String: recordsDirectory = URL(fileURLWithPath: path)
-        default:
-            recordsDirectory = storeURL.deletingLastPathComponent()
-                .appendingPathComponent(".\(storeURL.lastPathComponent)_SUPPORT").appendingPathComponent("records")
-        }
+        recordsDirectory = StoreOption.url(options[StoreOption.externalRecordsDirectory])
+            ?? storeURL.deletingLastPathComponent().appendingPathComponent(".\(storeURL.lastPathComponent)_SUPPORT").appendingPathComponent("records")
         switch (options[StoreOption.externalRecordsFileFormat] as? String)?.lowercased() {
         case nil, "xml": fileFormat = .xml
         case "binary": fileFormat = .binary

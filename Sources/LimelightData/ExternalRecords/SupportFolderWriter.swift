@@ -30,11 +30,7 @@ enum SupportFolderWriter {
         let infoData = try PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0)
         let infoFile = support.appendingPathComponent(SupportFolder.infoFile)
         if (try? Data(contentsOf: infoFile)) != infoData { try AtomicFile.write(infoData, to: infoFile) }
-        let registry: URL? = switch store.options[StoreOption.recordsRegistryDirectory] {
-        case let url as URL: url
-        case let path as String: URL(fileURLWithPath: path)
-        default: nil
-        }
+        let registry = StoreOption.url(store.options[StoreOption.recordsRegistryDirectory])
         try ExternalRecordsRegistry.register(root: root, storeIdentifier: store.identifier, in: registry)
     }
 

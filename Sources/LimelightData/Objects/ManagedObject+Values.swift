@@ -78,10 +78,6 @@ extension ManagedObject {
 
     // MARK: Internals
 
-    /// A fetched property's last result, kept in the property's value slot.
-    struct FetchedPropertyResult {
-        let objects: [ManagedObject]
-    }
 
     func value(at index: Int) -> Any? {
         if faultFlag { managedObjectContext?.fireFault(self) }
@@ -89,9 +85,9 @@ extension ManagedObject {
         if let fetched = property as? FetchedPropertyDescription {
             // Core Data keeps a fetched property's result until the object is refreshed, which
             // drops every value and so this one too.
-            if let cached = values[index] as? FetchedPropertyResult { return cached.objects }
+            if let cached = fetchedResults[index] { return cached }
             guard let objects = managedObjectContext?.evaluateFetchedProperty(fetched, of: self) else { return nil }
-            values[index] = FetchedPropertyResult(objects: objects)
+            fetchedResults[index] = objects
             return objects
         }
         return relationshipPublicValue(values[index], property: property)
@@ -103,11 +99,12 @@ extension ManagedObject {
         if relationship.isToMany {
             let ids = context.relatedIDs(of: self, relationship: relationship, slot: raw)
             let objects = ids.map { context.object(with: $0) }
-            if objects.count > 1 {
-                let siblings = FaultSiblings(ids: ids)
-                for object in objects where object.faultFlag && object.cachedRow == nil && object.faultSiblings == nil {
-                    object.faultSiblings = siblings
-                }
+            // Faults read through here fire together; made only when some still need it, since a
+            // to-many is read again on every access.
+            var siblings: FaultSiblings?
+            for object in objects where objects.count > 1 && FaultSiblings.canAdopt(object) {
+                if siblings == nil { siblings = FaultSiblings(ids: ids) }
+                siblings?.adopt(object)
             }
             return relationship.isOrdered ? objects as Any : Set(objects) as Any
         }
@@ -164,5 +161,14 @@ final class FaultSiblings {
     init(ids: [ManagedObjectID], batchSize: Int = FaultSiblings.defaultBatchSize) {
         self.ids = ids
         self.batchSize = max(1, batchSize)
+    }
+
+    /// Whether `object` is a fault that needs a query to fire and belongs to no group yet.
+    static func canAdopt(_ object: ManagedObject) -> Bool {
+        object.faultFlag && object.cachedRow == nil && object.faultSiblings == nil
+    }
+
+    func adopt(_ object: ManagedObject) {
+        if Self.canAdopt(object) { object.faultSiblings = self }
     }
 }

@@ -25,6 +25,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// For a fault reached through a to-many relationship: the objects of that relationship, so
     /// touching one fires them together (batch faulting) instead of one query per object.
     var faultSiblings: FaultSiblings?
+    /// Fetched properties' last results by property index, kept until the object is refreshed
+    /// (Core Data's behaviour); apart from `values`, so saves never see them.
+    var fetchedResults: [Int: [ManagedObject]] = [:]
     /// Objects a fetch prefetched through this one's relationships, by relationship name (the
     /// latest fetch replaces what an earlier one left), kept alive with it so that
     /// following the relationship needs no query (the context holds unchanged objects weakly).
