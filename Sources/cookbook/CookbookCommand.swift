@@ -37,6 +37,7 @@ extension Cookbook {
                 ingredient.recipe = recipe
             }
             try context.save()
+            CookbookStore.finishMarkers(context)
             print("Added \(name) (\(recipe.objectID))")
         }
     }
@@ -90,6 +91,7 @@ extension Cookbook {
             if let directions { found.directions = directions }
             if let servings { found.servings = servings }
             try context.save()
+            CookbookStore.finishMarkers(context)
             print("Updated \(found.name ?? "?")")
         }
     }
@@ -105,6 +107,7 @@ extension Cookbook {
             let name = found.name ?? "?"
             context.delete(found)
             try context.save()
+            CookbookStore.finishMarkers(context)
             print("Deleted \(name)")
         }
     }

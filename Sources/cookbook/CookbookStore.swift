@@ -45,6 +45,17 @@ enum CookbookStore {
         return context
     }
 
+    /// Waits for the marker files of the save, so the daemon (and the demo) see them as soon as
+    /// the command exits. A records folder that cannot be written does not undo the save: the
+    /// work stays journaled and the next open finishes it, so this only warns.
+    static func finishMarkers(_ context: ManagedObjectContext) {
+        do {
+            try context.persistentStoreCoordinator?.flushExternalRecords()
+        } catch {
+            FileHandle.standardError.write(Data("cookbook: markers not written yet (\(error)); they are written when the store next opens\n".utf8))
+        }
+    }
+
     /// A recipe by name (case-insensitive), object URI, or marker path.
     static func recipe(_ reference: String, in context: ManagedObjectContext) throws -> Recipe {
         if reference.hasPrefix("x-coredata://"), let url = URL(string: reference),

@@ -13,6 +13,7 @@ import Testing
             recipe.setValue("Dish \(number)", forKey: "name")
             recipe.setValue("stir number\(number) gently", forKey: "directions")
             try context.save()
+            try context.persistentStoreCoordinator?.flushExternalRecords()
         }
         try h.waitUntil("all thousand are indexed", timeout: 60) { try h.searchCount("entity:Recipe") == 1000 }
         #expect(try h.searchCount("gently") == 1000)
@@ -27,13 +28,14 @@ import Testing
         for number in 0..<600 {
             let recipe = try context.insertNewObject(forEntityName: "Recipe")
             recipe.setValue("Soup \(number)", forKey: "name")
-            if number % 100 == 99 { try context.save() }
+            if number % 100 == 99 { try context.save(); try context.persistentStoreCoordinator?.flushExternalRecords() }
         }
         h.stop(daemon, signal: SIGKILL)
         // Changes made while no daemon runs are found by the startup reconcile.
         let doomed = try context.fetch(FetchRequest(entityName: "Recipe")).prefix(50)
         for recipe in doomed { context.delete(recipe) }
         try context.save()
+        try context.persistentStoreCoordinator?.flushExternalRecords()
         let restarted = try h.startDaemon()
         try h.waitUntil("the index equals the markers", timeout: 60) { try h.searchCount("entity:Recipe") == 550 }
         h.stop(restarted)
@@ -63,6 +65,7 @@ import Testing
             recipe.setValue("Dish \(number)", forKey: "name")
         }
         try context.save()
+        try context.persistentStoreCoordinator?.flushExternalRecords()
         let daemon = try h.startDaemon()
         do {
             try h.waitUntil("the good records are indexed") { try h.searchCount("crashy") == 6 }

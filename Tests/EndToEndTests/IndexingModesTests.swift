@@ -13,6 +13,7 @@ import Testing
             recipe.setValue("knead the dough", forKey: "directions")
         }
         try context.save()
+        try context.persistentStoreCoordinator?.flushExternalRecords()
         let first = try h.run("limelight", ["index"])
         #expect(first.stdout.contains("indexed 200"))
         #expect(try h.searchCount("dough") == 200)
@@ -56,6 +57,7 @@ import Testing
         let recipe = try context.insertNewObject(forEntityName: "Recipe")
         recipe.setValue("Seed", forKey: "name")
         try context.save()
+        try context.persistentStoreCoordinator?.flushExternalRecords()
         let setting = "/proc/sys/fs/inotify/max_queued_events"
         let original = try String(contentsOfFile: setting, encoding: .utf8)
         try "16\n".write(toFile: setting, atomically: false, encoding: .utf8)
@@ -69,7 +71,7 @@ import Testing
             let flood = try context.insertNewObject(forEntityName: "Recipe")
             flood.setValue("Flood \(number)", forKey: "name")
             flood.setValue("water everywhere", forKey: "directions")
-            if number % 10 == 9 { try context.save() }
+            if number % 10 == 9 { try context.save(); try context.persistentStoreCoordinator?.flushExternalRecords() }
         }
         kill(daemon.processIdentifier, SIGCONT)
         try h.waitUntil("the reconcile finds everything", timeout: 60) { try h.searchCount("water") == 300 }

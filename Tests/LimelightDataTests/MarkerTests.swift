@@ -25,6 +25,11 @@ import Testing
         return context
     }
 
+    /// Waits for the background marker writer: markers are written after `save()` returns.
+    func flush(_ context: ManagedObjectContext) throws {
+        try #require(context.persistentStoreCoordinator).flushExternalRecords()
+    }
+
     /// Every marker under the store's records root, by primary key.
     func markers(_ context: ManagedObjectContext) throws -> [Int64: MarkerContent] {
         let store = try #require(context.persistentStoreCoordinator?.persistentStores.first)
@@ -49,6 +54,7 @@ import Testing
         tag.setValue("mexican", forKey: "name")
         note.mutableSetValue(forKey: "tags").insert(tag)
         try context.save()
+        try flush(context)
         var files = try markers(context)
         #expect(files.count == 1)
         let pk = try #require(note.objectID.primaryKey)
@@ -57,15 +63,18 @@ import Testing
 
         note.setValue("Pico", forKey: "title")
         try context.save()
+        try flush(context)
         files = try markers(context)
         #expect(files[pk]?.values["title"] as? String == "Pico")
 
         note.setValue("Rolled back", forKey: "title")
         context.rollback()
+        try flush(context)
         #expect(try markers(context)[pk]?.values["title"] as? String == "Pico")
 
         context.delete(note)
         try context.save()
+        try flush(context)
         #expect(try markers(context).isEmpty)
     }
 
@@ -76,6 +85,7 @@ import Testing
         let note = try context.insertNewObject(forEntityName: "Note")
         note.setValue("Salsa", forKey: "title")
         try context.save()
+        try flush(context)
         let store = try #require(context.persistentStoreCoordinator?.persistentStores.first)
         let marker = try #require(store.externalRecordsConfiguration).markerURL(storeIdentifier: store.identifier, entityName: "Note", primaryKey: note.objectID.primaryKey ?? 0)
         let elements = try ExternalRecordPath.decode(marker.path)
@@ -102,6 +112,7 @@ import Testing
         note.setValue("kept", forKey: "title")
         try #require(context).save()
         #expect(!note.objectID.isTemporaryID)
+        #expect(throws: PersistenceError.self) { try flush(#require(context)) }
         context = nil
         try FileManager.default.removeItem(at: records)
         let reopened = try open(url, options: options)
@@ -134,6 +145,7 @@ import Testing
         let program = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
             .appendingPathComponent("limelight-stress")
         var sawRows = false
+        var killedWithWorkPending = 0
         for round in 0..<50 {
             let child = Process()
             child.executableURL = program
@@ -143,6 +155,13 @@ import Testing
             usleep(UInt32.random(in: 30_000...150_000))
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
+            // Work the killed process had journaled but not carried out: it died before or
+            // during a marker pass.
+            if FileManager.default.fileExists(atPath: url.path) {
+                let db = try SQLiteConnection(path: url.path, readOnly: true)
+                if (try? db.scalarInt("SELECT count(*) FROM \(MarkerJournal.table)")).flatMap({ $0 }) ?? 0 > 0 { killedWithWorkPending += 1 }
+                db.close()
+            }
             // Opening finishes what the killed writer left in the journal.
             let context = try open(url, model: stressModel())
             let rows = try context.fetch(FetchRequest(entityName: "Note"))
@@ -155,6 +174,7 @@ import Testing
             }
         }
         #expect(sawRows, "the writer never got a save in before being killed")
+        #expect(killedWithWorkPending > 0, "no kill landed while marker work was pending")
     }
 
     /// The stress program's model: the same Note entity without tags.

@@ -38,6 +38,7 @@ import Testing
         }
         try context.save()
         let coordinator = try #require(context.persistentStoreCoordinator)
+        try coordinator.flushExternalRecords()
         let store = try #require(coordinator.persistentStores.first)
         let root = try #require(store.externalRecordsConfiguration).recordsRoot(storeIdentifier: store.identifier)
         #expect(try markers(in: root.appendingPathComponent("Note")).count == 2)

@@ -11,6 +11,7 @@ struct ReconcilerTests {
         var books: [ManagedObject] = []
         for number in 0..<5 { books.append(try LibraryModel.addBook(context, title: "Book \(number)", summary: "volume\(number)", pages: Int32(number))) }
         try context.save()
+        try LibraryModel.flush(context)
         let roots = LibraryModel.roots(scratch)
         let indexer = try Indexer(indexPath: scratch.url.appendingPathComponent("index"), registry: LibraryModel.registry(scratch), importerDirectories: [])
 
@@ -28,6 +29,7 @@ struct ReconcilerTests {
         context.delete(books[3])
         let added = try LibraryModel.addBook(context, title: "Book 5", summary: "volume5", pages: 5)
         try context.save()
+        try LibraryModel.flush(context)
         let plan = try Reconciler.plan(index: indexer.index, roots: roots)
         #expect(Set(plan.changed) == [changedMarker, try LibraryModel.marker(of: added, in: scratch)])
         #expect(plan.removedURIs == [deletedURI])
@@ -44,6 +46,7 @@ struct ReconcilerTests {
         let context = try LibraryModel.open(in: scratch)
         let book = try LibraryModel.addBook(context, title: "Touched", summary: "text", pages: 1)
         try context.save()
+        try LibraryModel.flush(context)
         let roots = LibraryModel.roots(scratch)
         let indexer = try Indexer(indexPath: scratch.url.appendingPathComponent("index"), registry: LibraryModel.registry(scratch), importerDirectories: [])
         indexer.apply(changed: try Reconciler.plan(index: indexer.index, roots: roots).changed, removedURIs: [])
@@ -57,6 +60,7 @@ struct ReconcilerTests {
         let context = try LibraryModel.open(in: scratch)
         try LibraryModel.addBook(context, title: "First store", summary: "alpha", pages: 1)
         try context.save()
+        try LibraryModel.flush(context)
         // A second store, registered in the same registry.
         let other = try Scratch()
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: LibraryModel.make())
@@ -67,6 +71,7 @@ struct ReconcilerTests {
         otherContext.persistentStoreCoordinator = coordinator
         try LibraryModel.addBook(otherContext, title: "Second store", summary: "beta", pages: 2)
         try otherContext.save()
+        try LibraryModel.flush(otherContext)
         let roots = LibraryModel.roots(scratch)
         #expect(roots.count == 2)
         let indexer = try Indexer(indexPath: scratch.url.appendingPathComponent("index"), registry: LibraryModel.registry(scratch), importerDirectories: [])

@@ -30,6 +30,11 @@ public enum StoreOption {
     public static let migrationSourceModels = "LimelightMigrationSourceModels"
     /// Path of the model file to copy into the support folder for readers without the app.
     public static let modelSourcePath = "LimelightModelSourcePath"
+    /// `true`: `save()` returns only after the marker files of the save are written and flushed.
+    /// Default `false`: a background writer per store writes them after `save()` returns (the
+    /// work is journaled in the save's transaction, so nothing is lost); readers that need the
+    /// files call `PersistentStoreCoordinator.flushExternalRecords()`.
+    public static let externalRecordsWrittenSynchronously = "LimelightExternalRecordsWrittenSynchronously"
 
     /// A folder or file option given as a URL or as a path.
     static func url(_ value: (any Sendable)?) -> URL? {
@@ -121,6 +126,11 @@ public class PersistentStore: @unchecked Sendable {
     public func setMetadata(_ metadata: [String: Any]) throws {
         self.metadata = metadata
     }
+
+    /// Waits until the marker files of every earlier save to this store are written and flushed;
+    /// throws why not (e.g. the records folder is unusable; the work then stays journaled). Does
+    /// nothing for a store without markers.
+    public func flushExternalRecords() throws {}
 
     func objectID(entity: EntityDescription, primaryKey: Int64) -> ManagedObjectID {
         ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: primaryKey)

@@ -48,9 +48,28 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         return store
     }
 
+    /// Finishes pending marker work: a process that saved and lets the coordinator go has its
+    /// markers on disk.
+    deinit {
+        for store in persistentStores { store.drainExternalRecords() }
+    }
+
+    /// Waits until the marker files of every save made before the call are on disk and durable.
+    ///
+    /// Why it exists: `save()` journals marker work and returns; a background writer per store
+    /// writes the files soon after. A caller that hands markers to someone else (a tool about to
+    /// exit, a test, an indexer run right after a save) calls this first. Throws when a records
+    /// folder cannot be written; the work then stays journaled and a later pass or the next open
+    /// finishes it.
+    public func flushExternalRecords() throws {
+        let stores = lock.withLock { persistentStores }
+        for store in stores { try store.flushExternalRecords() }
+    }
+
+    /// Removes a store after finishing its pending marker work, and closes it.
     public func remove(_ store: PersistentStore) {
         lock.withLock {
-            store.close()
+            store.close()   // closing finishes the store's pending marker work first
             persistentStores.removeAll { $0 === store }
         }
     }

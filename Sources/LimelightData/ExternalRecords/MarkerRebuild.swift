@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// What a rebuild changed.
 public struct MarkerRebuildReport: Sendable, Equatable {
@@ -18,6 +19,20 @@ extension PersistentStore {
         guard !store.isReadOnly else { throw PersistenceError.store(path: store.path, reason: "the store is read-only") }
         let source = (options[StoreOption.modelSourcePath] as? String).map { URL(fileURLWithPath: $0) }
         try SupportFolderWriter.prepare(store: store, configuration: configuration, modelSource: source)
+        guard let writer = store.markerJournal?.writer else { return try store.rebuildMarkers(configuration) }
+        // Under the writer's lock, so no pass (of this or another process) interleaves; the pass
+        // after it carries out what was saved meanwhile from the newest rows.
+        let report = try writer.exclusively(store) { try store.rebuildMarkers(configuration) }
+        try writer.flush(store)
+        return report
+    }
+}
+
+extension SQLiteStore {
+    var markerJournal: MarkerJournal? { saveParticipants.lazy.compactMap { $0 as? MarkerJournal }.first }
+
+    fileprivate func rebuildMarkers(_ configuration: ExternalRecordsConfiguration) throws -> MarkerRebuildReport {
+        let store = self
         var report = MarkerRebuildReport()
         let root = configuration.recordsRoot(storeIdentifier: identifier)
         var expected: Set<String> = []
@@ -53,6 +68,18 @@ extension PersistentStore {
             }
         }
         return report
+    }
+}
+
+extension PersistentStore {
+    /// `flushExternalRecords()` for teardown, which cannot fail: the problem is logged and the
+    /// work stays journaled for the next open.
+    func drainExternalRecords() {
+        do {
+            try flushExternalRecords()
+        } catch {
+            Logger(label: "limelight.markers").error("markers: \(error); the work stays journaled for the next open")
+        }
     }
 
     /// The marker settings, when markers are on for this store.

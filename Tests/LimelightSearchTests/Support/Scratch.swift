@@ -106,6 +106,11 @@ enum LibraryModel {
         return book
     }
 
+    /// Waits for the markers of the context's saves: they are written after `save()` returns.
+    static func flush(_ context: ManagedObjectContext) throws {
+        try context.persistentStoreCoordinator?.flushExternalRecords()
+    }
+
     /// The marker of an object, from its store's records root.
     static func marker(of object: ManagedObject, in scratch: Scratch) throws -> String {
         let uri = object.objectID.uriRepresentation().absoluteString

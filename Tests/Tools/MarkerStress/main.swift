@@ -1,5 +1,6 @@
-// Saves inserts, updates and deletes in a loop until killed; the marker crash test kills it with
-// SIGKILL at random moments and checks the store and its markers afterwards.
+// Saves inserts, updates and deletes in a loop until killed, or for ROUNDS rounds; the marker
+// crash test kills it with SIGKILL at random moments and checks the store and its markers
+// afterwards, and the cross-process test runs two at once on one store.
 import Foundation
 import LimelightData
 
@@ -17,9 +18,10 @@ enum StressModel {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
-    FileHandle.standardError.write(Data("usage: limelight-stress STORE\n".utf8))
+    FileHandle.standardError.write(Data("usage: limelight-stress STORE [ROUNDS]\n".utf8))
     exit(2)
 }
+let rounds = arguments.count >= 3 ? Int(arguments[2]) : nil
 do {
     let coordinator = try PersistentStoreCoordinator(managedObjectModel: StressModel.make())
     try coordinator.addPersistentStore(type: .sqlite, at: URL(fileURLWithPath: arguments[1]),
@@ -29,7 +31,7 @@ do {
     context.undoManager = nil
     var generator = SystemRandomNumberGenerator()
     var round = 0
-    while true {
+    while rounds.map({ round < $0 }) ?? true {
         round += 1
         let existing = try context.fetch(FetchRequest(entityName: "Note"))
         for _ in 0..<Int.random(in: 1...5, using: &generator) {
@@ -43,9 +45,18 @@ do {
         for note in existing.shuffled(using: &generator).prefix(existing.count > 40 ? 4 : 1) where !note.isDeleted {
             context.delete(note)
         }
-        try context.save()
+        do {
+            try context.save()
+        } catch PersistenceError.conflict {
+            // Another process changed or deleted one of these objects first: start from its state.
+            context.rollback()
+            context.reset()
+            continue
+        }
         if round % 20 == 0 { context.reset() }
     }
+    // Done: markers on disk before exiting, so the caller can compare them with the store.
+    try coordinator.flushExternalRecords()
 } catch {
     FileHandle.standardError.write(Data("limelight-stress: \(error)\n".utf8))
     exit(1)

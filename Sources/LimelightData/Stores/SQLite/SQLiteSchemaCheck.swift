@@ -113,9 +113,12 @@ enum SQLiteSchemaCheck {
 }
 
 /// Takes part in an SQLite store's saves: called inside the transaction (to journal work that
-/// must commit with the data) and after commit (to carry it out).
+/// must commit with the data) and after commit (to carry it out, possibly later); `flush` waits
+/// for work carried out later, and `storeWillClose` finishes it before the connection closes.
 protocol SQLiteSaveParticipant: AnyObject {
     func storeDidOpen(_ store: SQLiteStore) throws
     func willCommit(_ changes: SaveChanges, mapping: [ManagedObjectID: ManagedObjectID], store: SQLiteStore) throws
     func didCommit(store: SQLiteStore)
+    func flush(store: SQLiteStore) throws
+    func storeWillClose(_ store: SQLiteStore)
 }

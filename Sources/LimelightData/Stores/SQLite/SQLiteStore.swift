@@ -36,7 +36,8 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         if let url, let configuration = try ExternalRecordsConfiguration(options: options, storeURL: url) {
             externalRecords = configuration
             let source = (options[StoreOption.modelSourcePath] as? String).map { URL(fileURLWithPath: $0) }
-            saveParticipants = [MarkerJournal(configuration: configuration, modelSource: source)]
+            let synchronous = options[StoreOption.externalRecordsWrittenSynchronously] as? Bool ?? false
+            saveParticipants = [MarkerJournal(configuration: configuration, modelSource: source, writesSynchronously: synchronous)]
         }
         if !exists && isReadOnly { throw PersistenceError.store(path: path, reason: "no such store (opened read-only)") }
         if exists { try Self.checkHeader(path) }
@@ -58,6 +59,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
             try SQLiteAggregateFunctions.register(on: connection)
             for participant in saveParticipants { try participant.storeDidOpen(self) }
         } catch {
+            for participant in saveParticipants { participant.storeWillClose(self) }
             connection.close()
             self.connection = nil
             throw error
@@ -81,7 +83,12 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         try sqliteObtainPermanentIDs(for: ids)
     }
 
+    override func flushExternalRecords() throws {
+        for participant in saveParticipants { try participant.flush(store: self) }
+    }
+
     override func close() {
+        for participant in saveParticipants { participant.storeWillClose(self) }
         connection?.close()
         connection = nil
     }

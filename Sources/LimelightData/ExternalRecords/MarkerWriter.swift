@@ -1,0 +1,199 @@
+import Foundation
+import CSQLite
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Carries out a store's marker journal off the saving thread: one serial queue per store.
+///
+/// Why: writing a marker costs an open, a write, a close and a rename, which on common file
+/// systems takes longer than saving the object. `save()` therefore only journals the work inside
+/// its transaction and asks the writer for a pass; several saves in a row coalesce into one pass.
+///
+/// A pass works from the journal, not from what the save had in memory: holding an exclusive
+/// `flock` on a lock file in the records root (so two processes saving the same store never
+/// interleave marker work), it reads the pending journal rows in key order through its own
+/// connection, reads the objects' *current* rows (one query per table per batch), writes or
+/// removes each marker, flushes once with `syncfs`, then deletes exactly the journal rows it
+/// carried out. Since the row as it is when the pass runs decides, a marker cannot end up stale
+/// when another process changes the object in between: that change journaled a row of its own,
+/// which a later pass carries out. Passes take their snapshots in lock order, so the last write
+/// of a marker always comes from the newest state.
+final class MarkerWriter: @unchecked Sendable {
+    /// Journal rows read per batch: bounds memory, and the `IN` list of each delete.
+    static let batchSize = 5_000
+    static let lockFileName = "marker-writer.lock"
+
+    let configuration: ExternalRecordsConfiguration
+    private let queue: DispatchQueue
+    private let logger = Logger(label: "limelight.markers")
+    private let state = NSLock()
+    /// A pass is queued and has not started yet: further saves need not queue another.
+    private var isScheduled = false
+    /// The writer's own connection, used only on `queue`.
+    private var connection: SQLiteConnection?
+
+    init(configuration: ExternalRecordsConfiguration, storeIdentifier: String) {
+        self.configuration = configuration
+        queue = DispatchQueue(label: "limelight.markers.\(storeIdentifier)")
+    }
+
+    /// Queues a pass unless one is already waiting to start (that one will see this save's rows).
+    func schedule(_ store: SQLiteStore) {
+        let queued = state.withLock {
+            if isScheduled { return false }
+            isScheduled = true
+            return true
+        }
+        guard queued else { return }
+        queue.async { [self] in
+            state.withLock { isScheduled = false }
+            do {
+                try pass(store)
+            } catch {
+                logger.error("markers: \(error); the work stays journaled for the next pass or open")
+            }
+        }
+    }
+
+    /// Waits for queued passes, then runs one more, so every journaled change (also one an earlier
+    /// failing pass left) is on disk when it returns; throws why not otherwise.
+    func flush(_ store: SQLiteStore) throws {
+        try queue.sync { try pass(store) }
+    }
+
+    /// `flush` that logs instead of throwing: for open, close and teardown, which must not fail
+    /// because of the records folder.
+    func drain(_ store: SQLiteStore) {
+        do {
+            try flush(store)
+        } catch {
+            logger.error("markers: \(error); the work stays journaled for the next pass or open")
+        }
+    }
+
+    /// Drains, then closes the writer's connection (the store is closing).
+    func stop(_ store: SQLiteStore) {
+        drain(store)
+        queue.sync {
+            connection?.close()
+            connection = nil
+        }
+    }
+
+    /// Runs `body` on the writer's queue holding the cross-process lock: for a rebuild, which
+    /// writes markers outside the journal and must not interleave with a pass.
+    func exclusively<T>(_ store: SQLiteStore, _ body: () throws -> T) throws -> T {
+        try queue.sync {
+            let lock = try acquireLock(store)
+            defer { close(lock) }
+            return try body()
+        }
+    }
+
+    // MARK: The pass
+
+    private func pass(_ store: SQLiteStore) throws {
+        let lock = try acquireLock(store)
+        defer { close(lock) }   // closing the descriptor releases the flock
+        let db = try ownConnection(store)
+        // Rows committed after this point are left for the pass their save queues: a steady stream
+        // of saves cannot keep one pass (and its syncfs) from finishing.
+        guard let last = try db.scalarInt("SELECT max(Z_PK) FROM \(MarkerJournal.table)") else { return }
+        var carriedOut: [Int64] = []
+        var after: Int64 = 0
+        var folders: Set<String> = []
+        while after < last {
+            let batch = try MarkerBatch.read(after: after, through: last, limit: Self.batchSize, store: store, db: db)
+            guard let lastKey = batch.keys.last else { break }
+            for marker in batch.markers { try carryOut(marker, store: store, folders: &folders) }
+            carriedOut += batch.keys
+            after = lastKey
+        }
+        guard !carriedOut.isEmpty else { return }
+        try syncRecordsRoot(store)
+        try forget(carriedOut, db: db)
+    }
+
+    private func carryOut(_ marker: MarkerBatch.Marker, store: SQLiteStore, folders: inout Set<String>) throws {
+        let url = configuration.markerURL(storeIdentifier: store.identifier, entityName: marker.entity.name, primaryKey: marker.primaryKey)
+        guard let row = marker.row else {
+            if unlink(url.path) != 0 && errno != ENOENT { throw AtomicFile.posixError("cannot remove", url.path) }
+            return
+        }
+        let folder = url.deletingLastPathComponent()
+        if folders.insert(folder.path).inserted { try Self.makeFolder(folder) }
+        try AtomicFile.write(try MarkerContent(id: row.id, values: row.values).encoded(format: configuration.fileFormat), to: url)
+    }
+
+    /// One flush for everything the pass wrote, before the journal forgets the work.
+    private func syncRecordsRoot(_ store: SQLiteStore) throws {
+        let root = configuration.recordsRoot(storeIdentifier: store.identifier).path
+        let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw AtomicFile.posixError("cannot open", root) }
+        defer { close(fd) }
+        guard linuxSyncFS(fd) == 0 else { throw AtomicFile.posixError("cannot flush", root) }
+    }
+
+    /// Deletes exactly `keys`, never a range: a key is reused once the table has emptied.
+    private func forget(_ keys: [Int64], db: SQLiteConnection) throws {
+        try db.execute("BEGIN IMMEDIATE")
+        do {
+            for start in stride(from: 0, to: keys.count, by: Self.batchSize) {
+                let list = keys[start..<min(keys.count, start + Self.batchSize)].map { String($0) }.joined(separator: ",")
+                try db.query("DELETE FROM \(MarkerJournal.table) WHERE Z_PK IN (\(list))", cached: false) { _ in }
+            }
+            try db.execute("COMMIT")
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    // MARK: Resources
+
+    /// Creates `folder` (0700) and its parents; a typed error naming the folder otherwise.
+    private static func makeFolder(_ folder: URL) throws {
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw PersistenceError.store(path: folder.path, reason: "cannot create the marker folder: \((error as NSError).localizedDescription)")
+        }
+    }
+
+    private func ownConnection(_ store: SQLiteStore) throws -> SQLiteConnection {
+        if let connection { return connection }
+        let opened = try SQLiteConnection(path: store.path, readOnly: false)
+        connection = opened
+        return opened
+    }
+
+    /// Opens (creating when needed) the lock file in the records root's support folder and takes
+    /// the exclusive lock, waiting for another process's pass to end. Opened read-only, so taking
+    /// the lock does not look like a write to watchers.
+    private func acquireLock(_ store: SQLiteStore) throws -> Int32 {
+        let support = configuration.recordsRoot(storeIdentifier: store.identifier)
+            .appendingPathComponent(SupportFolder.name, isDirectory: true)
+        let path = support.appendingPathComponent(Self.lockFileName).path
+        var fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 && errno == ENOENT {
+            // A records folder deleted while the store is open comes back here; the next open
+            // writes its support files again.
+            try Self.makeFolder(support)
+            fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, mode_t(0o600))
+        }
+        guard fd >= 0 else { throw AtomicFile.posixError("cannot open the lock file", path) }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            let error = AtomicFile.posixError("cannot lock", path)
+            close(fd)
+            throw error
+        }
+        return fd
+    }
+}
+
+/// glibc's `syncfs`, which the Glibc module does not export (it sits behind _GNU_SOURCE).
+@_silgen_name("syncfs")
+private func linuxSyncFS(_ fd: Int32) -> Int32
