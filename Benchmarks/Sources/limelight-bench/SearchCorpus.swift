@@ -59,6 +59,8 @@ struct SearchCorpus {
             }
         }
         try context.save()
+        // Markers are written after save() returns; the indexers below need them all.
+        try context.persistentStoreCoordinator?.flushExternalRecords()
         context.reset()
         var tsv = Data()
         for record in records {

@@ -32,7 +32,7 @@ if wanted("query") {
 }
 if wanted("markers") {
     progress("markers on vs off")
-    measures.append(try StoreBench(workspace: workspace).markers())
+    measures += try StoreBench(workspace: workspace).markers()
 }
 // The search corpus grows in two halves: the first is also the bulk-index measure's corpus.
 var firstHalf: SearchCorpus?
