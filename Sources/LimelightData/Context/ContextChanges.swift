@@ -64,19 +64,26 @@ extension ManagedObjectContext {
     public func insert(_ object: ManagedObject) {
         if object.managedObjectContext === self, object.insertedFlag { return }
         let isFirstInsert = object.committedValues == nil && !object.deletedFlag
+        // An object moving over from another context leaves that one's registry.
+        if let previous = object.managedObjectContext, previous !== self { previous.objectDidGo(object) }
         object.managedObjectContext = self
         object.deletedFlag = false
         object.insertedFlag = true
-        registry[object.objectID] = WeakObject(object: object)
+        registry.insert(object)
         insertedSet.insert(object)
         deletedSet.remove(object)
         pendingInserted.insert(object)
         if isFirstInsert {
-            for (index, property) in object.entity.properties.enumerated() {
-                if let attribute = property as? AttributeDescription, object.values[index] == nil {
-                    object.values[index] = attribute.defaultValue
-                } else if let relationship = property as? RelationshipDescription, relationship.isToMany {
-                    object.values[index] = ToManySlot.loaded([])
+            let entity = object.entity
+            for (index, kind) in entity.propertyKinds.enumerated() {
+                switch kind {
+                case .attribute:
+                    if object.values[index] == nil, let attribute = entity.properties[index] as? AttributeDescription,
+                       let value = attribute.defaultValue {
+                        object.values[index] = value
+                    }
+                case .toMany: object.values[index] = ToManySlot.loaded([])
+                case .toOne, .fetched, .other: continue
                 }
             }
             object.awakeFromInsert()
@@ -129,7 +136,7 @@ extension ManagedObjectContext {
             insert(object)
         } else {
             if !object.changedValues().isEmpty { object.updatedFlag = true; updatedSet.insert(object) }
-            registry[object.objectID] = WeakObject(object: object)
+            registry.insert(object)
             undoManager?.register { context in context.delete(object) }
         }
     }

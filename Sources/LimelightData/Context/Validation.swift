@@ -5,11 +5,15 @@ import Foundation
 enum Validation {
     static func failures(of object: ManagedObject) -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
+        let kinds = object.entity.propertyKinds
+        // `ManagedObject`'s own hook accepts everything: only subclasses need it called.
+        let hasHook = type(of: object) != ManagedObject.self
         for (index, property) in object.entity.properties.enumerated() {
-            if property is FetchedPropertyDescription { continue }
+            let kind = kinds[index]
+            if kind == .fetched { continue }
             let raw = object.values[index]
-            if let attribute = property as? AttributeDescription {
-                failures += check(attribute, value: raw, object: object)
+            if kind == .attribute, let attribute = property as? AttributeDescription {
+                if let failure = check(attribute, value: raw, object: object).first { failures.append(failure) }
             } else if let relationship = property as? RelationshipDescription, let context = object.managedObjectContext {
                 let count = context.relatedIDs(of: object, relationship: relationship, slot: raw).count
                 if !relationship.isOptional && count == 0 {
@@ -25,9 +29,10 @@ enum Validation {
                     }
                 }
             }
+            guard hasHook else { continue }
             do {
                 // Attributes hand over their stored value directly; relationships their objects.
-                let value = property is AttributeDescription ? raw : object.relationshipPublicValue(raw, property: property)
+                let value = kind == .attribute ? raw : object.relationshipPublicValue(raw, property: property)
                 try object.validateValue(value, forKey: property.name)
             } catch let failure as ValidationFailure {
                 failures.append(failure)

@@ -12,7 +12,8 @@ extension SQLiteStore {
             for snapshot in changes.deleted {
                 if try !delete(snapshot, db: db) { conflicts.append(snapshot.id) }
             }
-            for snapshot in changes.inserted { try insert(snapshot, id: resolve(snapshot.id), resolve: resolve, db: db) }
+            var inserts = InsertStatements()
+            for snapshot in changes.inserted { try insert(snapshot, id: resolve(snapshot.id), resolve: resolve, db: db, statements: &inserts) }
             for snapshot in changes.updated {
                 if try !update(snapshot, resolve: resolve, db: db) { conflicts.append(snapshot.id) }
             }
@@ -45,7 +46,7 @@ extension SQLiteStore {
     /// per table, shared by an inheritance tree.
     private func allocateKeys(for ids: [ManagedObjectID], db: SQLiteConnection) throws -> [ManagedObjectID: ManagedObjectID] {
         var mapping: [ManagedObjectID: ManagedObjectID] = [:]
-        let byRoot = Dictionary(grouping: ids) { ObjectIdentifier($0.entity.rootEntity) }
+        let byRoot = Dictionary(grouping: ids) { $0.entity.rootIdentity }
         for group in byRoot.values {
             guard let root = group.first?.entity.rootEntity else { continue }
             let number = Int64(schema.number(of: root))
@@ -79,7 +80,10 @@ extension SQLiteStore {
             if let typeColumn = slot.typeColumn { names.append(typeColumn) }
         }
         let sql = "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
-        let plan = SQLiteWritePlan(slots: slots, insertSQL: sql, entityNumber: Int64(schema.number(of: entity)))
+        let joined = entity.properties.indices.filter { index in
+            (entity.properties[index] as? RelationshipDescription).map { schema.joinTable(for: $0) != nil } ?? false
+        }
+        let plan = SQLiteWritePlan(slots: slots, insertSQL: sql, entityNumber: Int64(schema.number(of: entity)), joinTableSlots: joined)
         writePlans[ObjectIdentifier(entity)] = plan
         return plan
     }
@@ -103,13 +107,50 @@ extension SQLiteStore {
         return result
     }
 
+    /// A save's insert statements and plans by entity, looked up once per entity rather than by
+    /// their SQL text for every row.
+    struct InsertStatements {
+        var byEntity: [ObjectIdentifier: (plan: SQLiteWritePlan, statement: OpaquePointer)] = [:]
+        var last: (entity: ObjectIdentifier, plan: SQLiteWritePlan, statement: OpaquePointer)?
+    }
+
     private func insert(_ snapshot: ObjectSnapshot, id: ManagedObjectID, resolve: (ManagedObjectID) -> ManagedObjectID,
-                        db: SQLiteConnection) throws {
-        guard let table = schema.table(for: id.entity), let pk = id.primaryKey else { return }
-        let plan = writePlan(for: id.entity, table: table)
-        let columns = try rowValues(snapshot, indices: Array(snapshot.values.indices), plan: plan, resolve: resolve)
-        try db.run(plan.insertSQL, [.integer(pk), .integer(plan.entityNumber), .integer(1)] + columns.map(\.1))
-        try writeJoinRows(snapshot, id: id, indices: Array(snapshot.values.indices), replacing: false, resolve: resolve, db: db)
+                        db: SQLiteConnection, statements: inout InsertStatements) throws {
+        guard let pk = id.primaryKey else { return }
+        let key = ObjectIdentifier(id.entity)
+        let plan: SQLiteWritePlan, statement: OpaquePointer
+        if let last = statements.last, last.entity == key {
+            (plan, statement) = (last.plan, last.statement)
+        } else if let known = statements.byEntity[key] {
+            (plan, statement) = known
+        } else {
+            guard let table = schema.table(for: id.entity) else { return }
+            plan = writePlan(for: id.entity, table: table)
+            statement = try db.prepare(plan.insertSQL)
+            statements.byEntity[key] = (plan, statement)
+        }
+        statements.last = (key, plan, statement)
+        // Values are bound straight from the snapshot: no per-row arrays of columns.
+        try db.runPrepared(statement, sql: plan.insertSQL) { bind in
+            try bind(.integer(pk))
+            try bind(.integer(plan.entityNumber))
+            try bind(.integer(1))
+            for (index, slot) in plan.slots.enumerated() {
+                guard let slot else { continue }
+                if let attribute = slot.attribute {
+                    try bind(try SQLiteValueMapping.sqlValue(snapshot.values[index], for: attribute))
+                } else {
+                    let related = (snapshot.values[index] as? ManagedObjectID).map(resolve)
+                    try bind(related?.primaryKey.map { .integer($0) } ?? .null)
+                    if slot.typeColumn != nil {
+                        try bind(related.map { .integer(Int64(schema.number(of: $0.entity))) } ?? .null)
+                    }
+                }
+            }
+        }
+        if !plan.joinTableSlots.isEmpty {
+            try writeJoinRows(snapshot, id: id, indices: plan.joinTableSlots, replacing: false, resolve: resolve, db: db)
+        }
     }
 
     /// Returns false when the row changed since it was read (optimistic locking).
@@ -162,4 +203,6 @@ struct SQLiteWritePlan {
     let slots: [Slot?]
     let insertSQL: String
     let entityNumber: Int64
+    /// Slots of to-many relationships kept in join tables.
+    let joinTableSlots: [Int]
 }
