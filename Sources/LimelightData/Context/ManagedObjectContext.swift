@@ -37,6 +37,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var observers: [UUID: (ContextEvent, ContextChanges) -> Void] = [:]
     /// The class made for each entity, as of the class registry's `generation`.
     private var classCache: (generation: UInt64, classes: [ObjectIdentifier: ManagedObject.Type]) = (0, [:])
+    /// The last answer of `classCache`: a fetch makes objects of one entity after another.
+    private var lastClass: (generation: UInt64, entity: ObjectIdentifier, type: ManagedObject.Type)?
 
     public init(concurrencyType: ConcurrencyType) {
         self.concurrencyType = concurrencyType
@@ -88,7 +90,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.objectID = id
         object.managedObjectContext = self
         object.faultFlag = !id.isTemporaryID
-        registry.insert(object)
+        registry.insertNew(object, id: id)
         return object
     }
 
@@ -109,10 +111,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     func objectClass(for entity: EntityDescription) -> ManagedObject.Type {
         let registry = ManagedObjectClassRegistry.shared
         let generation = registry.generation
+        let key = ObjectIdentifier(entity)
+        if let last = lastClass, last.generation == generation, last.entity == key { return last.type }
         if classCache.generation != generation { classCache = (generation, [:]) }
-        if let known = classCache.classes[ObjectIdentifier(entity)] { return known }
-        let type = registry.objectClass(for: entity)
-        classCache.classes[ObjectIdentifier(entity)] = type
+        let type = classCache.classes[key] ?? registry.objectClass(for: entity)
+        classCache.classes[key] = type
+        lastClass = (generation, key, type)
         return type
     }
 

@@ -34,12 +34,18 @@ struct ObjectRegistry {
 
     /// Registers `object` under its ID, replacing what was registered under it.
     mutating func insert(_ object: ManagedObject) {
-        if let previous = self.object(for: object.objectID) {
+        let id = object.objectID
+        if let previous = self.object(for: id) {
             if previous === object { return }
             remove(previous)
         }
+        insertNew(object, id: id)
+    }
+
+    /// Registers `object` under `id` (its ID), which the caller knows to be free.
+    mutating func insertNew(_ object: ManagedObject, id: ManagedObjectID) {
         if (used + 1) * 4 > marks.count * 3 { rebuild() }
-        let mark = Self.mark(object.objectID)
+        let mark = Self.mark(id)
         var slot = index(mark)
         while marks[slot] & Self.occupied != 0 { slot = (slot + 1) & (marks.count - 1) }
         if marks[slot] == Self.removedMark { removed -= 1 } else { used += 1 }
@@ -85,26 +91,24 @@ struct ObjectRegistry {
         occupied | (id.registryHash & ~occupied)
     }
 
-    /// Grows the table (or clears out removed slots) and puts every object back.
+    /// Grows the table (or clears out removed slots) and puts every object back; the marks
+    /// hold the hashes, so no ID is read again.
     private mutating func rebuild() {
-        let live = allObjects
+        let (oldMarks, oldObjects) = (marks, objects)
         var capacity = 16
-        while capacity < (live.count + 1) * 2 { capacity *= 2 }
+        while capacity < (count + 1) * 2 { capacity *= 2 }
         marks = Array(repeating: Self.empty, count: capacity)
         objects = Array(repeating: nil, count: capacity)
         shift = UInt64(64 - capacity.trailingZeroBitCount)
-        used = 0
         removed = 0
-        count = 0
-        for object in live {
-            let mark = Self.mark(object.objectID)
+        used = count
+        for (position, mark) in oldMarks.enumerated() where mark & Self.occupied != 0 {
+            guard let entry = oldObjects[position] else { continue }
             var slot = index(mark)
             while marks[slot] != Self.empty { slot = (slot + 1) & (capacity - 1) }
             marks[slot] = mark
-            objects[slot] = .passUnretained(object)
-            object.registrySlot = slot
-            used += 1
-            count += 1
+            objects[slot] = entry
+            entry.takeUnretainedValue().registrySlot = slot
         }
     }
 }

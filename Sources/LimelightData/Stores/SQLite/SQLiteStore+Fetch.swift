@@ -216,13 +216,19 @@ extension SQLiteStore {
         let byTable = Dictionary(grouping: ids.compactMap { id in id.primaryKey.map { (id, $0) } }) { $0.0.entity.rootIdentity }
         for group in byTable.values {
             guard let first = group.first, let table = schema.table(for: first.0.entity) else { continue }
-            // Keys are inlined (they are integers), so one statement takes a whole batch.
+            // Keys are bound, not inlined: parsing a list of hundreds of numbers cost more than
+            // reading their rows. Placeholders come in powers of two (the last key repeats to fill
+            // them), so a few prepared statements serve every batch.
             for chunk in stride(from: 0, to: group.count, by: Self.keysPerStatement) {
                 let keys = group[chunk..<min(group.count, chunk + Self.keysPerStatement)].map(\.1)
-                let sql = keys.count == 1
+                guard let last = keys.last else { continue }
+                var placeholders = 1
+                while placeholders < keys.count { placeholders *= 2 }
+                let sql = placeholders == 1
                     ? "SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK = ?"
-                    : "SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK IN (\(keys.map { String($0) }.joined(separator: ",")))"
-                try db.query(sql, keys.count == 1 ? [.integer(keys[0])] : [], cached: keys.count == 1) { statement in
+                    : "SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK IN (\(Array(repeating: "?", count: placeholders).joined(separator: ",")))"
+                let bindings = keys.map { SQLiteValue.integer($0) } + Array(repeating: .integer(last), count: placeholders - keys.count)
+                try db.query(sql, bindings) { statement in
                     if let row = decode(statement, table: table, layouts: &layouts) { rows.append(row) }
                 }
             }
