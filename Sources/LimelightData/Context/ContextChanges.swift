@@ -74,17 +74,9 @@ extension ManagedObjectContext {
         deletedSet.remove(object)
         pendingInserted.insert(object)
         if isFirstInsert {
-            let entity = object.entity
-            for (index, kind) in entity.propertyKinds.enumerated() {
-                switch kind {
-                case .attribute:
-                    if object.values[index] == nil, let attribute = entity.properties[index] as? AttributeDescription,
-                       let value = attribute.defaultValue {
-                        object.values[index] = value
-                    }
-                case .toMany: object.values[index] = ToManySlot.loaded([])
-                case .toOne, .fetched, .other: continue
-                }
+            for (index, value) in object.entityLayout.initialValues {
+                // Defaults fill attributes not set yet; to-manys always start empty.
+                if object.entityLayout.kinds[index] == .toMany || object.values[index] == nil { object.values[index] = value }
             }
             object.awakeFromInsert()
         }

@@ -5,14 +5,18 @@ import Foundation
 enum Validation {
     static func failures(of object: ManagedObject) -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
-        let kinds = object.entity.propertyKinds
+        let layout = object.entityLayout
+        let kinds = layout.kinds
         // `ManagedObject`'s own hook accepts everything: only subclasses need it called.
         let hasHook = type(of: object) != ManagedObject.self
         for (index, property) in object.entity.properties.enumerated() {
             let kind = kinds[index]
             if kind == .fetched { continue }
             let raw = object.values[index]
-            if kind == .attribute, let attribute = property as? AttributeDescription {
+            if kind == .attribute, layout.typeOnlyRules[index], let type = layout.attributeTypes[index],
+               Self.passesType(raw, type) {
+                // Nothing but the type to check, and the type is right.
+            } else if kind == .attribute, let attribute = property as? AttributeDescription {
                 if let failure = check(attribute, value: raw, object: object).first { failures.append(failure) }
             } else if let relationship = property as? RelationshipDescription, let context = object.managedObjectContext {
                 let count = context.relatedIDs(of: object, relationship: relationship, slot: raw).count
@@ -41,6 +45,13 @@ enum Validation {
             }
         }
         return failures
+    }
+
+    /// Whether a value of an attribute with no rule but its type passes: absent (the attribute
+    /// is optional), already of the type, or of a type that takes anything.
+    private static func passesType(_ value: Any?, _ type: AttributeType) -> Bool {
+        guard let value else { return true }
+        return type == .transformable || type == .undefined || AttributeValueCoercion.isCanonical(value, for: type)
     }
 
     static func check(_ attribute: AttributeDescription, value: Any?, object: ManagedObject) -> [ValidationFailure] {

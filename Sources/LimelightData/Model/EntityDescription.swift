@@ -129,6 +129,13 @@ final class EntityLayout: @unchecked Sendable {
     /// One empty slot per property: new objects share it until they write a value (copy on write),
     /// and fetched ones replace it without having allocated their own.
     let emptyValues: [Any?]
+    /// Each attribute's type (`nil` for other properties), read without touching the attribute.
+    let attributeTypes: [AttributeType?]
+    /// The slots a new object starts with a value in: defaults and empty to-manys.
+    let initialValues: [(index: Int, value: Any)]
+    /// Attributes whose only rule is their type (optional, no bounds, no pattern): a save checks
+    /// their values by type alone.
+    let typeOnlyRules: [Bool]
 
     init(properties: [PropertyDescription]) {
         keys = PropertyKeyTable(properties.map(\.name))
@@ -136,6 +143,17 @@ final class EntityLayout: @unchecked Sendable {
         self.kinds = kinds
         relationshipIndices = kinds.indices.filter { kinds[$0] == .toOne || kinds[$0] == .toMany }
         emptyValues = Array(repeating: nil, count: properties.count)
+        attributeTypes = properties.map { ($0 as? AttributeDescription)?.attributeType }
+        initialValues = properties.enumerated().compactMap { index, property in
+            if let attribute = property as? AttributeDescription { return attribute.defaultValue.map { (index, $0) } }
+            if let relationship = property as? RelationshipDescription, relationship.isToMany { return (index, ToManySlot.loaded([])) }
+            return nil
+        }
+        typeOnlyRules = properties.map { property in
+            guard let attribute = property as? AttributeDescription else { return false }
+            return (attribute.isOptional || attribute.isTransient) && attribute.minValue == nil && attribute.maxValue == nil
+                && attribute.regularExpression == nil
+        }
     }
 }
 

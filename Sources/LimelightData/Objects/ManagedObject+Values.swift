@@ -115,9 +115,8 @@ extension ManagedObject {
 
     func setValue(_ newValue: Any?, at index: Int, registerUndo: Bool) {
         if faultFlag { managedObjectContext?.fireFault(self) }
-        let kind = entityLayout.kinds[index]
-        if kind == .attribute, let attribute = entity.properties[index] as? AttributeDescription {
-            setAttribute(attribute, newValue, at: index, registerUndo: registerUndo)
+        if let type = entityLayout.attributeTypes[index] {
+            setAttribute(type, newValue, at: index, registerUndo: registerUndo)
             return
         }
         let property = entity.properties[index]
@@ -151,9 +150,11 @@ extension ManagedObject {
     }
 
     /// The common case of `setValue`: an attribute, coerced to its type, tracked when it changed.
-    private func setAttribute(_ attribute: AttributeDescription, _ newValue: Any?, at index: Int, registerUndo: Bool) {
+    private func setAttribute(_ type: AttributeType, _ newValue: Any?, at index: Int, registerUndo: Bool) {
         var stored = newValue
-        if let value = newValue { stored = AttributeValueCoercion.coerce(value, to: attribute.attributeType) ?? value }
+        if let value = newValue, !AttributeValueCoercion.isCanonical(value, for: type) {
+            stored = AttributeValueCoercion.coerce(value, to: type) ?? value
+        }
         let old = values[index]
         // A slot never set (a new object's) needs no comparison.
         if old != nil || stored == nil, ValueEquality.same(old, stored) { return }
