@@ -155,12 +155,17 @@ extension ManagedObject {
         if let value = newValue, !AttributeValueCoercion.isCanonical(value, for: type) {
             stored = AttributeValueCoercion.coerce(value, to: type) ?? value
         }
+        // A new object's change that no undo manager records needs neither the old value nor a
+        // comparison: nothing is told about it.
+        guard let context = managedObjectContext, !insertedFlag || (registerUndo && context.undoManager != nil) else {
+            values[index] = stored
+            return
+        }
         let old = values[index]
         // A slot never set (a new object's) needs no comparison.
         if old != nil || stored == nil, ValueEquality.same(old, stored) { return }
         values[index] = stored
-        guard let context = managedObjectContext else { return }
-        if registerUndo || !insertedFlag { context.objectDidChange(self, index: index, oldValue: old, registerUndo: registerUndo) }
+        context.objectDidChange(self, index: index, oldValue: old, registerUndo: registerUndo)
     }
 }
 
