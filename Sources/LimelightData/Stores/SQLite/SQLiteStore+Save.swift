@@ -83,7 +83,15 @@ extension SQLiteStore {
         let joined = entity.properties.indices.filter { index in
             (entity.properties[index] as? RelationshipDescription).map { schema.joinTable(for: $0) != nil } ?? false
         }
-        let plan = SQLiteWritePlan(slots: slots, insertSQL: sql, entityNumber: Int64(schema.number(of: entity)), joinTableSlots: joined)
+        var attributes = [AttributeDescription?](repeating: nil, count: slots.count)
+        let insertColumns = slots.enumerated().compactMap { index, slot -> SQLiteWritePlan.InsertColumn? in
+            guard let slot else { return nil }
+            guard let attribute = slot.attribute else { return .toOne(index, hasTypeColumn: slot.typeColumn != nil) }
+            attributes[index] = attribute
+            return attribute.attributeType == .integer64 ? .integer64(index) : .attribute(index)
+        }
+        let plan = SQLiteWritePlan(slots: slots, insertSQL: sql, entityNumber: Int64(schema.number(of: entity)), joinTableSlots: joined,
+                                   insertColumns: insertColumns, attributes: attributes)
         writePlans[ObjectIdentifier(entity)] = plan
         return plan
     }
@@ -135,14 +143,21 @@ extension SQLiteStore {
             try bind(.integer(pk))
             try bind(.integer(plan.entityNumber))
             try bind(.integer(1))
-            for (index, slot) in plan.slots.enumerated() {
-                guard let slot else { continue }
-                if let attribute = slot.attribute {
-                    try bind(try SQLiteValueMapping.sqlValue(snapshot.values[index], for: attribute))
-                } else {
+            for column in plan.insertColumns {
+                switch column {
+                case .integer64(let index):
+                    // The common case without a conversion: the slot holds the canonical Int64.
+                    if let value = snapshot.values[index] as? Int64 {
+                        try bind(.integer(value))
+                    } else {
+                        try bind(try plan.sqlValue(snapshot.values[index], slot: index))
+                    }
+                case .attribute(let index):
+                    try bind(try plan.sqlValue(snapshot.values[index], slot: index))
+                case .toOne(let index, let hasTypeColumn):
                     let related = (snapshot.values[index] as? ManagedObjectID).map(resolve)
                     try bind(related?.primaryKey.map { .integer($0) } ?? .null)
-                    if slot.typeColumn != nil {
+                    if hasTypeColumn {
                         try bind(related.map { .integer(Int64(schema.number(of: $0.entity))) } ?? .null)
                     }
                 }
@@ -205,4 +220,21 @@ struct SQLiteWritePlan {
     let entityNumber: Int64
     /// Slots of to-many relationships kept in join tables.
     let joinTableSlots: [Int]
+
+    /// One parameter (two for a to-one with a type column) of the insert statement, by slot: what
+    /// an insert binds, in order, without copying the slots' names.
+    enum InsertColumn {
+        case integer64(Int)
+        case attribute(Int)
+        case toOne(Int, hasTypeColumn: Bool)
+    }
+    let insertColumns: [InsertColumn]
+    /// The attributes of the attribute columns, by slot (`nil` for other slots).
+    let attributes: [AttributeDescription?]
+
+    /// The column value of attribute slot `slot` (every attribute column has its attribute).
+    func sqlValue(_ value: Any?, slot: Int) throws -> SQLiteValue {
+        guard let attribute = attributes[slot] else { return .null }
+        return try SQLiteValueMapping.sqlValue(value, for: attribute)
+    }
 }
