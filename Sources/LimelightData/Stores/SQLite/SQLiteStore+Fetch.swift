@@ -4,14 +4,16 @@ import CSQLite
 extension SQLiteStore {
     /// Where each of an entity's properties is in a `SELECT *`-style row of its table.
     struct RowLayout {
+        /// Slots carry plain numbers, so reading one for every value of every row copies no
+        /// reference; the property itself is in `properties` when a rarer path needs it.
         enum Slot {
-            /// The type is kept beside the attribute: read for every value, it is not looked up.
-            case attribute(AttributeDescription, column: Int32, type: AttributeType)
-            case toOne(RelationshipDescription, column: Int32, typeColumn: Int32?)
+            case attribute(column: Int32, type: AttributeType)
+            case toOne(column: Int32, typeColumn: Int32?)
             case toMany
             case none
         }
         let slots: [Slot]
+        let properties: [PropertyDescription]
     }
 
     func layout(for entity: EntityDescription, table: SQLiteSchema.Table) -> RowLayout {
@@ -20,12 +22,12 @@ extension SQLiteStore {
                 if relationship.isToMany { return .toMany }
                 guard let position = table.columnIndex[schema.column(for: relationship)] else { return .none }
                 let typeColumn = schema.typeColumn(for: relationship).flatMap { table.columnIndex[$0] }.map { Int32($0 + 3) }
-                return .toOne(relationship, column: Int32(position + 3), typeColumn: typeColumn)
+                return .toOne(column: Int32(position + 3), typeColumn: typeColumn)
             }
             guard let attribute = property as? AttributeDescription, SQLiteSchema.isStoredInRow(attribute),
                   let position = table.columnIndex[schema.column(for: attribute)] else { return .none }
-            return .attribute(attribute, column: Int32(position + 3), type: attribute.attributeType)
-        })
+            return .attribute(column: Int32(position + 3), type: attribute.attributeType)
+        }, properties: entity.properties)
     }
 
     func selectList(_ table: SQLiteSchema.Table, alias: String = "t0") -> String {
@@ -57,20 +59,20 @@ extension SQLiteStore {
         // Each slot is written once, straight into the new array (no nil first, then the value).
         let values = [Any?](unsafeUninitializedCapacity: layout.slots.count) { buffer, initialized in
             for (index, slot) in layout.slots.enumerated() {
-                buffer.initializeElement(at: index, to: slotValue(slot, statement: statement))
+                buffer.initializeElement(at: index, to: slotValue(slot, at: index, of: layout, statement: statement))
             }
             initialized = layout.slots.count
         }
         return StoreRow(id: objectID(entity: entity, primaryKey: pk), version: sqlite3_column_int64(statement, 2), values: values)
     }
 
-    private func slotValue(_ slot: RowLayout.Slot, statement: OpaquePointer) -> Any? {
+    private func slotValue(_ slot: RowLayout.Slot, at index: Int, of layout: RowLayout, statement: OpaquePointer) -> Any? {
         switch slot {
-        case .attribute(let attribute, let column, let type):
-            return SQLiteValueMapping.swiftValue(statement, column: column, type: type, for: attribute)
-        case .toOne(let relationship, let column, let typeColumn):
+        case .attribute(let column, let type):
+            return SQLiteValueMapping.swiftValue(statement, column: column, type: type) { layout.properties[index] as? AttributeDescription }
+        case .toOne(let column, let typeColumn):
             guard sqlite3_column_type(statement, column) != SQLITE_NULL,
-                  var destination = relationship.destinationEntity else { return nil }
+                  var destination = (layout.properties[index] as? RelationshipDescription)?.destinationEntity else { return nil }
             if let typeColumn, sqlite3_column_type(statement, typeColumn) != SQLITE_NULL,
                let actual = schema.entitiesByNumber[Int(sqlite3_column_int64(statement, typeColumn))] {
                 destination = actual

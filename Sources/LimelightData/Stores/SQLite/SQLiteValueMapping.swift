@@ -54,7 +54,9 @@ enum SQLiteValueMapping {
     /// Column `column` of the current row as `attribute`'s Swift value. The common pairs (an
     /// integer column for an integer attribute, text for a string, a real for a double or a date)
     /// are read straight from the statement; the rest go through `SQLiteValue`.
-    static func swiftValue(_ statement: OpaquePointer, column: Int32, type: AttributeType, for attribute: AttributeDescription) -> Any? {
+    /// `attribute` is asked only for the uncommon pairs.
+    static func swiftValue(_ statement: OpaquePointer, column: Int32, type: AttributeType,
+                           attribute: () -> AttributeDescription?) -> Any? {
         let storage = sqlite3_column_type(statement, column)
         if storage == SQLITE_NULL { return nil }
         switch (type, storage) {
@@ -70,6 +72,7 @@ enum SQLiteValueMapping {
             guard let text = sqlite3_column_text(statement, column) else { return "" }
             return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
         default:
+            guard let attribute = attribute() else { return nil }
             return swiftValue(SQLiteValue(statement: statement, column: column), for: attribute)
         }
     }
