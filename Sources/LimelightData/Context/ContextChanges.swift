@@ -64,20 +64,19 @@ extension ManagedObjectContext {
     public func insert(_ object: ManagedObject) {
         if object.managedObjectContext === self, object.insertedFlag { return }
         let isFirstInsert = object.committedValues == nil && !object.deletedFlag
+        // An object moving over from another context leaves that one's registry.
+        if let previous = object.managedObjectContext, previous !== self { previous.objectDidGo(object) }
         object.managedObjectContext = self
         object.deletedFlag = false
         object.insertedFlag = true
-        registry[object.objectID] = WeakObject(object: object)
+        registry.insert(object)
         insertedSet.insert(object)
         deletedSet.remove(object)
         pendingInserted.insert(object)
         if isFirstInsert {
-            for (index, property) in object.entity.properties.enumerated() {
-                if let attribute = property as? AttributeDescription, object.values[index] == nil {
-                    object.values[index] = attribute.defaultValue
-                } else if let relationship = property as? RelationshipDescription, relationship.isToMany {
-                    object.values[index] = ToManySlot.loaded([])
-                }
+            for (index, value) in object.entityLayout.initialValues {
+                // Defaults fill attributes not set yet; to-manys always start empty.
+                if object.entityLayout.kinds[index] == .toMany || object.values[index] == nil { object.values[index] = value }
             }
             object.awakeFromInsert()
         }
@@ -129,7 +128,7 @@ extension ManagedObjectContext {
             insert(object)
         } else {
             if !object.changedValues().isEmpty { object.updatedFlag = true; updatedSet.insert(object) }
-            registry[object.objectID] = WeakObject(object: object)
+            registry.insert(object)
             undoManager?.register { context in context.delete(object) }
         }
     }

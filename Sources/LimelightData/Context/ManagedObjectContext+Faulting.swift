@@ -39,11 +39,15 @@ extension ManagedObjectContext {
         object.faultSiblings = nil
         var batch = [object]
         let start = siblings.positions[object.objectID] ?? 0
+        if siblings.ids.indices.contains(start), siblings.ids[start] == object.objectID { siblings.markFired(start) }
         var offset = 1
         while batch.count < siblings.batchSize, offset < siblings.ids.count {
-            let id = siblings.ids[(start + offset) % siblings.ids.count]
+            let position = (start + offset) % siblings.ids.count
             offset += 1
-            guard let other = registry[id]?.object, other.faultFlag, other.faultSiblings === siblings else { continue }
+            // Walking in random order passes many siblings fired already: those cost a bit test.
+            guard !siblings.hasFired(position) else { continue }
+            siblings.markFired(position)
+            guard let other = registry.object(for: siblings.ids[position]), other.faultFlag, other.faultSiblings === siblings else { continue }
             other.faultSiblings = nil
             batch.append(other)
         }
@@ -55,7 +59,10 @@ extension ManagedObjectContext {
     public func fireFaults(_ objects: [ManagedObject]) throws {
         let faults = objects.filter { $0.faultFlag && $0.managedObjectContext === self }
         guard !faults.isEmpty, let coordinator = persistentStoreCoordinator else { return }
-        let byStore = Dictionary(grouping: faults) { $0.objectID.storeIdentifier ?? "" }
+        // Nearly always one store: then no grouping by the stores' identifiers is needed.
+        let firstStore = faults[0].objectID.storeIdentifier
+        let byStore = faults.allSatisfy { $0.objectID.storeIdentifier == firstStore }
+            ? [firstStore ?? "": faults] : Dictionary(grouping: faults) { $0.objectID.storeIdentifier ?? "" }
         for group in byStore.values {
             guard let first = group.first else { continue }
             let rows = try coordinator.withStores { try coordinator.store(for: first.objectID).rows(for: group.map(\.objectID)) }

@@ -46,6 +46,7 @@ extension ManagedObjectContext {
             for store in stores {
                 let whole = pending || stores.count > 1 || !store.evaluatesPredicates
                 let rows = try store.fetchRows(whole ? StoreFetch(request: request.withoutPaging(keepPredicate: store.evaluatesPredicates), entity: entity) : fetch)
+                objects.reserveCapacity(objects.count + rows.count)
                 for row in rows { objects.append(register(row: row, asFault: request.returnsObjectsAsFaults)) }
             }
         }

@@ -44,7 +44,7 @@ extension ManagedObjectContext {
             targets[owner] = id
         }
         let missing = Set(targets.values).filter { id in
-            guard let registered = registry[id]?.object else { return true }
+            guard let registered = registry.object(for: id) else { return true }
             return registered.faultFlag && registered.cachedRow == nil
         }
         let loaded = try load(Array(missing), asFaults: asFaults)

@@ -11,7 +11,10 @@ extension ManagedObjectContext {
         guard hasChanges || !problems.isEmpty else { return }
         guard let coordinator = persistentStoreCoordinator else { throw PersistenceError.noStore("the context has no coordinator") }
 
-        for object in insertedSet.union(updatedSet).union(deletedSet) { object.willSave() }
+        // The three sets never share an object: each is walked as it is, with no union built.
+        for changed in [insertedSet, updatedSet, deletedSet] {
+            for object in changed { object.willSave() }
+        }
         processPendingChanges()
         post(.willSave, ContextChanges(inserted: insertedSet, updated: updatedSet, deleted: deletedSet))
 
@@ -33,15 +36,26 @@ extension ManagedObjectContext {
         let inserted = insertedSet, updated = updatedSet.filter { !$0.faultFlag }, deleted = deletedSet
         var changesByStore: [ObjectIdentifier: (PersistentStore, SaveChanges)] = [:]
         func add(_ object: ManagedObject, to keyPath: WritableKeyPath<SaveChanges, [ObjectSnapshot]>, store: PersistentStore) {
-            let changed = object.committedValues.map { committed in
+            // Only updates need to know what changed: an insert writes every slot.
+            let changed = object.insertedFlag ? [] : object.committedValues.map { committed in
                 object.values.indices.filter { !ValueEquality.same(committed[$0], object.values[$0]) }
             } ?? Array(object.values.indices)
             let snapshot = ObjectSnapshot(id: object.objectID, values: object.values, version: object.storeVersion, changed: changed)
             changesByStore[ObjectIdentifier(store), default: (store, SaveChanges())].1[keyPath: keyPath].append(snapshot)
         }
         try coordinator.withStores {
+            // Where new objects go depends on their entity only: asked once per entity.
+            var storeForNew: [ObjectIdentifier: PersistentStore] = [:]
             for object in inserted {
-                let store = object.objectID.isTemporaryID ? try coordinator.store(forNew: object.entity) : try coordinator.store(for: object.objectID)
+                let store: PersistentStore
+                if !object.objectID.isTemporaryID {
+                    store = try coordinator.store(for: object.objectID)
+                } else if let known = storeForNew[ObjectIdentifier(object.entity)] {
+                    store = known
+                } else {
+                    store = try coordinator.store(forNew: object.entity)
+                    storeForNew[ObjectIdentifier(object.entity)] = store
+                }
                 add(object, to: \.inserted, store: store)
             }
             for object in updated { add(object, to: \.updated, store: try coordinator.store(for: object.objectID)) }
@@ -51,13 +65,16 @@ extension ManagedObjectContext {
         try coordinator.withStores {
             for (store, changes) in changesByStore.values where !changes.isEmpty {
                 if store.isReadOnly { throw PersistenceError.store(path: store.url?.path ?? "store", reason: "the store is read-only") }
-                mapping.merge(try store.save(changes)) { a, _ in a }
+                let saved = try store.save(changes)
+                if mapping.isEmpty { mapping = saved } else { mapping.merge(saved) { a, _ in a } }
             }
         }
         didCommit(inserted: inserted, updated: updated, deleted: deleted, mapping: mapping)
     }
 
     private func hookFailures(_ object: ManagedObject, _ hook: (ManagedObject) throws -> Void) -> [ValidationFailure] {
+        // `ManagedObject`'s own hooks accept everything: only subclasses need them called.
+        guard type(of: object) != ManagedObject.self else { return [] }
         do {
             try hook(object)
             return []
@@ -74,22 +91,22 @@ extension ManagedObjectContext {
                            mapping: [ManagedObjectID: ManagedObjectID]) {
         for object in inserted {
             if let permanent = mapping[object.objectID] {
-                registry[object.objectID] = nil
+                registry.remove(object)
                 object.objectID = permanent
-                registry[permanent] = WeakObject(object: object)
+                registry.insert(object)
             }
         }
-        if !mapping.isEmpty {
-            for object in registeredObjects where !object.faultFlag { object.remapIDs(mapping) }
-        }
-        for object in inserted.union(updated) {
-            object.committedValues = object.values
-            object.storeVersion = object.insertedFlag ? 1 : object.storeVersion + 1
-            object.insertedFlag = false
-            object.updatedFlag = false
+        if !mapping.isEmpty { remapRegisteredObjects(mapping) }
+        for saved in [inserted, updated] {
+            for object in saved {
+                object.committedValues = object.values
+                object.storeVersion = object.insertedFlag ? 1 : object.storeVersion + 1
+                object.insertedFlag = false
+                object.updatedFlag = false
+            }
         }
         for object in deleted {
-            registry[object.objectID] = nil
+            registry.remove(object)
             object.deletedFlag = false
             object.committedValues = nil
         }
@@ -97,7 +114,9 @@ extension ManagedObjectContext {
         updatedSet = []
         deletedSet = []
         problems = []
-        for object in inserted.union(updated).union(deleted) { object.didSave() }
+        for saved in [inserted, updated, deleted] {
+            for object in saved { object.didSave() }
+        }
         undoManager?.closeGroup()
         post(.didSave, ContextChanges(inserted: inserted, updated: updated, deleted: deleted))
     }
@@ -105,7 +124,7 @@ extension ManagedObjectContext {
     /// Drops every unsaved change: new objects go, changed and deleted ones get their saved values.
     public func rollback() {
         for object in insertedSet {
-            registry[object.objectID] = nil
+            registry.remove(object)
             object.insertedFlag = false
             object.managedObjectContext = nil
         }
@@ -128,7 +147,7 @@ extension ManagedObjectContext {
     public func reset() {
         rollback()
         for object in registeredObjects { object.managedObjectContext = nil }
-        registry = [:]
+        registry.removeAll()
     }
 
     /// Gives new objects their permanent IDs now, before they are saved.
@@ -145,10 +164,19 @@ extension ManagedObjectContext {
         }
         for object in temporary {
             guard let permanent = mapping[object.objectID] else { continue }
-            registry[object.objectID] = nil
+            registry.remove(object)
             object.objectID = permanent
-            registry[permanent] = WeakObject(object: object)
+            registry.insert(object)
         }
-        for object in registeredObjects where !object.faultFlag { object.remapIDs(mapping) }
+        remapRegisteredObjects(mapping)
+    }
+
+    /// Points every loaded object's relationships at the permanent IDs; objects of entities
+    /// without relationships hold no IDs and are skipped.
+    private func remapRegisteredObjects(_ mapping: [ManagedObjectID: ManagedObjectID]) {
+        for object in registry.allObjects {
+            guard !object.faultFlag, !object.entity.relationshipIndices.isEmpty else { continue }
+            object.remapIDs(mapping)
+        }
     }
 }

@@ -22,9 +22,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
-    struct WeakObject { weak var object: ManagedObject? }
-    /// Every object the context knows; unchanged ones are held weakly so they can go away.
-    var registry: [ManagedObjectID: WeakObject] = [:]
+    /// Every object the context knows; unchanged ones are not kept alive by it.
+    var registry = ObjectRegistry()
     /// Changed objects are held strongly until saved or rolled back.
     var insertedSet: Set<ManagedObject> = []
     var updatedSet: Set<ManagedObject> = []
@@ -36,6 +35,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Problems found while changing values (unknown keys, wrong types), reported by the next save.
     var problems: [ValidationFailure] = []
     var observers: [UUID: (ContextEvent, ContextChanges) -> Void] = [:]
+    /// The class made for each entity, as of the class registry's `generation`.
+    private var classCache: (generation: UInt64, classes: [ObjectIdentifier: ManagedObject.Type]) = (0, [:])
+    /// The last answer of `classCache`: a fetch makes objects of one entity after another.
+    private var lastClass: (generation: UInt64, entity: ObjectIdentifier, type: ManagedObject.Type)?
 
     public init(concurrencyType: ConcurrencyType) {
         self.concurrencyType = concurrencyType
@@ -72,28 +75,28 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public var hasChanges: Bool { !insertedSet.isEmpty || !updatedSet.isEmpty || !deletedSet.isEmpty }
 
     public var registeredObjects: Set<ManagedObject> {
-        Set(registry.values.compactMap(\.object))
+        Set(registry.allObjects)
     }
 
     /// The object registered under `id`, or `nil`.
     public func registeredObject(for id: ManagedObjectID) -> ManagedObject? {
-        registry[id]?.object
+        registry.object(for: id)
     }
 
     /// The object for `id`: the registered one, else a fault that loads its values when touched.
     public func object(with id: ManagedObjectID) -> ManagedObject {
-        if let object = registry[id]?.object { return object }
+        if let object = registry.object(for: id) { return object }
         let object = makeObject(entity: id.entity)
         object.objectID = id
         object.managedObjectContext = self
         object.faultFlag = !id.isTemporaryID
-        registry[id] = WeakObject(object: object)
+        registry.insertNew(object, id: id)
         return object
     }
 
     /// The object for `id`, loaded now; throws when it no longer exists.
     public func existingObject(with id: ManagedObjectID) throws -> ManagedObject {
-        if let object = registry[id]?.object, !object.faultFlag { return object }
+        if let object = registry.object(for: id), !object.faultFlag { return object }
         guard let coordinator = persistentStoreCoordinator else { throw PersistenceError.noStore("the context has no coordinator") }
         let rows = try coordinator.withStores { try coordinator.store(for: id).rows(for: [id]) }
         guard let row = rows.first else { throw PersistenceError.objectNotFound(id) }
@@ -102,8 +105,19 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Creates an instance of the class registered for the entity.
     func makeObject(entity: EntityDescription) -> ManagedObject {
-        let type = ManagedObjectClassRegistry.shared.objectClass(for: entity)
-        return type.init(entity: entity, insertInto: nil)
+        objectClass(for: entity).init(entity: entity, insertInto: nil)
+    }
+
+    func objectClass(for entity: EntityDescription) -> ManagedObject.Type {
+        let registry = ManagedObjectClassRegistry.shared
+        let generation = registry.generation
+        let key = ObjectIdentifier(entity)
+        if let last = lastClass, last.generation == generation, last.entity == key { return last.type }
+        if classCache.generation != generation { classCache = (generation, [:]) }
+        let type = classCache.classes[key] ?? registry.objectClass(for: entity)
+        classCache.classes[key] = type
+        lastClass = (generation, key, type)
+        return type
     }
 
     /// Makes a store row a registered object, keeping local changes of an already registered one.
@@ -124,6 +138,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
             object.storeVersion = row.version
         }
         return object
+    }
+
+    /// Takes a departing object out of the registry.
+    func objectDidGo(_ object: ManagedObject) {
+        registry.remove(object)
     }
 
     func recordProblem(_ failure: ValidationFailure) {

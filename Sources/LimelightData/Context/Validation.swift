@@ -5,11 +5,19 @@ import Foundation
 enum Validation {
     static func failures(of object: ManagedObject) -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
+        let layout = object.entityLayout
+        let kinds = layout.kinds
+        // `ManagedObject`'s own hook accepts everything: only subclasses need it called.
+        let hasHook = type(of: object) != ManagedObject.self
         for (index, property) in object.entity.properties.enumerated() {
-            if property is FetchedPropertyDescription { continue }
+            let kind = kinds[index]
+            if kind == .fetched { continue }
             let raw = object.values[index]
-            if let attribute = property as? AttributeDescription {
-                failures += check(attribute, value: raw, object: object)
+            if kind == .attribute, layout.typeOnlyRules[index], let type = layout.attributeTypes[index],
+               Self.passesType(raw, type) {
+                // Nothing but the type to check, and the type is right.
+            } else if kind == .attribute, let attribute = property as? AttributeDescription {
+                if let failure = check(attribute, value: raw, object: object).first { failures.append(failure) }
             } else if let relationship = property as? RelationshipDescription, let context = object.managedObjectContext {
                 let count = context.relatedIDs(of: object, relationship: relationship, slot: raw).count
                 if !relationship.isOptional && count == 0 {
@@ -25,9 +33,10 @@ enum Validation {
                     }
                 }
             }
+            guard hasHook else { continue }
             do {
                 // Attributes hand over their stored value directly; relationships their objects.
-                let value = property is AttributeDescription ? raw : object.relationshipPublicValue(raw, property: property)
+                let value = kind == .attribute ? raw : object.relationshipPublicValue(raw, property: property)
                 try object.validateValue(value, forKey: property.name)
             } catch let failure as ValidationFailure {
                 failures.append(failure)
@@ -36,6 +45,13 @@ enum Validation {
             }
         }
         return failures
+    }
+
+    /// Whether a value of an attribute with no rule but its type passes: absent (the attribute
+    /// is optional), already of the type, or of a type that takes anything.
+    private static func passesType(_ value: Any?, _ type: AttributeType) -> Bool {
+        guard let value else { return true }
+        return type == .transformable || type == .undefined || AttributeValueCoercion.isCanonical(value, for: type)
     }
 
     static func check(_ attribute: AttributeDescription, value: Any?, object: ManagedObject) -> [ValidationFailure] {

@@ -33,7 +33,14 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
 
     // Caches computed when the model is frozen, so objects can address values by index.
     public internal(set) var properties: [PropertyDescription] = []
-    var propertyIndex: [String: Int] = [:]
+    /// What objects need on every access, fixed when the model is resolved.
+    private(set) var layout = EntityLayout(properties: [])
+    var propertyKeys: PropertyKeyTable { layout.keys }
+    var propertyKinds: [PropertyKind] { layout.kinds }
+    var relationshipIndices: [Int] { layout.relationshipIndices }
+    var emptyValues: [Any?] { layout.emptyValues }
+    /// The root entity's identity, so ID equality needs no walk up weak parent links.
+    private var resolvedRootIdentity: ObjectIdentifier?
     /// Entity number in the store (`Z_ENT`), assigned when the model is frozen.
     public internal(set) var entityNumber: Int = 0
 
@@ -57,6 +64,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         while let parent = entity.superentity { entity = parent }
         return entity
     }
+
+    /// Identifies the inheritance tree (and so the table) the entity's objects live in.
+    var rootIdentity: ObjectIdentifier { resolvedRootIdentity ?? ObjectIdentifier(rootEntity) }
 
     /// This entity and every entity below it.
     public var selfAndDescendants: [EntityDescription] {
@@ -89,10 +99,10 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     }
 
     public func property(named name: String) -> PropertyDescription? {
-        propertyIndex[name].map { properties[$0] }
+        propertyKeys.index(of: name).map { properties[$0] }
     }
 
-    func index(of name: String) -> Int? { propertyIndex[name] }
+    func index(of name: String) -> Int? { propertyKeys.index(of: name) }
 
     /// Whether any own or inherited property is indexed for search: such entities get marker files.
     public var hasSpotlightIndexedProperties: Bool {
@@ -102,9 +112,61 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     func buildPropertyCache() {
         let inherited = superentity?.properties ?? []
         properties = inherited + ownProperties
-        propertyIndex = [:]
-        for (offset, property) in properties.enumerated() where propertyIndex[property.name] == nil {
-            propertyIndex[property.name] = offset
+        layout = EntityLayout(properties: properties)
+        resolvedRootIdentity = ObjectIdentifier(rootEntity)
+    }
+}
+
+/// What objects of an entity look up on every access, in constants (an object keeps its entity's
+/// layout), so reading them needs neither the entity's properties nor their exclusivity checks.
+final class EntityLayout: @unchecked Sendable {
+    /// Property indices by name (the first property of a name wins).
+    let keys: PropertyKeyTable
+    /// What each property is, so hot paths switch on a byte instead of casting classes.
+    let kinds: [PropertyKind]
+    /// Where the relationships are: the only slots that can hold object IDs.
+    let relationshipIndices: [Int]
+    /// One empty slot per property: new objects share it until they write a value (copy on write),
+    /// and fetched ones replace it without having allocated their own.
+    let emptyValues: [Any?]
+    /// Each attribute's type (`nil` for other properties), read without touching the attribute.
+    let attributeTypes: [AttributeType?]
+    /// The slots a new object starts with a value in: defaults and empty to-manys.
+    let initialValues: [(index: Int, value: Any)]
+    /// Attributes whose only rule is their type (optional, no bounds, no pattern): a save checks
+    /// their values by type alone.
+    let typeOnlyRules: [Bool]
+
+    init(properties: [PropertyDescription]) {
+        keys = PropertyKeyTable(properties.map(\.name))
+        let kinds = properties.map(PropertyKind.init)
+        self.kinds = kinds
+        relationshipIndices = kinds.indices.filter { kinds[$0] == .toOne || kinds[$0] == .toMany }
+        emptyValues = Array(repeating: nil, count: properties.count)
+        attributeTypes = properties.map { ($0 as? AttributeDescription)?.attributeType }
+        initialValues = properties.enumerated().compactMap { index, property in
+            if let attribute = property as? AttributeDescription { return attribute.defaultValue.map { (index, $0) } }
+            if let relationship = property as? RelationshipDescription, relationship.isToMany { return (index, ToManySlot.loaded([])) }
+            return nil
+        }
+        typeOnlyRules = properties.map { property in
+            guard let attribute = property as? AttributeDescription else { return false }
+            return (attribute.isOptional || attribute.isTransient) && attribute.minValue == nil && attribute.maxValue == nil
+                && attribute.regularExpression == nil
+        }
+    }
+}
+
+/// The kind of an entity's property, known once the model is resolved.
+enum PropertyKind: UInt8 {
+    case attribute, toOne, toMany, fetched, other
+
+    init(_ property: PropertyDescription) {
+        switch property {
+        case is AttributeDescription: self = .attribute
+        case let relationship as RelationshipDescription: self = relationship.isToMany ? .toMany : .toOne
+        case is FetchedPropertyDescription: self = .fetched
+        default: self = .other
         }
     }
 }

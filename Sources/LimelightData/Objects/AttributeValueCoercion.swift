@@ -53,9 +53,10 @@ enum AttributeValueCoercion {
     }
 
     static func integer(_ value: Any) -> Int64? {
+        // Int64 first: stored integers are canonical Int64 whatever their width in the model.
         switch value {
-        case let v as Int: return Int64(v)
         case let v as Int64: return v
+        case let v as Int: return Int64(v)
         case let v as Int32: return Int64(v)
         case let v as Int16: return Int64(v)
         case let v as Int8: return Int64(v)

@@ -130,7 +130,7 @@ extension ManagedObject {
                 slot = ToManySlot.loaded(ids.map { mapping[$0] ?? $0 })
             }
         }
-        for index in values.indices where entity.properties[index] is RelationshipDescription {
+        for index in entity.relationshipIndices {
             remap(&values[index])
             if committedValues != nil { remap(&committedValues![index]) }
         }

@@ -13,7 +13,7 @@ extension ManagedObject {
     /// to-many as a `Set<ManagedObject>` (an array for ordered ones), a fetched property as an array
     /// of fetched objects. Unknown keys give `nil`; `validatedKey` says why.
     public func value(forKey key: String) -> Any? {
-        guard let index = entity.index(of: key) else { return nil }
+        guard let index = entityLayout.keys.index(of: key) else { return nil }
         return value(at: index)
     }
 
@@ -40,7 +40,7 @@ extension ManagedObject {
 
     /// Sets a property with change tracking, inverse maintenance and undo registration.
     public func setValue(_ value: Any?, forKey key: String) {
-        guard let index = entity.index(of: key) else {
+        guard let index = entityLayout.keys.index(of: key) else {
             managedObjectContext?.recordProblem(ValidationFailure(object: self, key: key,
                 reason: "entity \(entity.name) has no property '\(key)'"))
             return
@@ -81,6 +81,8 @@ extension ManagedObject {
 
     func value(at index: Int) -> Any? {
         if faultFlag { managedObjectContext?.fireFault(self) }
+        // Attributes, by far the most read, hand out their stored value as it is.
+        if entityLayout.kinds[index] == .attribute { return values[index] }
         let property = entity.properties[index]
         if let fetched = property as? FetchedPropertyDescription {
             // Core Data keeps a fetched property's result until the object is refreshed, which
@@ -113,6 +115,10 @@ extension ManagedObject {
 
     func setValue(_ newValue: Any?, at index: Int, registerUndo: Bool) {
         if faultFlag { managedObjectContext?.fireFault(self) }
+        if let type = entityLayout.attributeTypes[index] {
+            setAttribute(type, newValue, at: index, registerUndo: registerUndo)
+            return
+        }
         let property = entity.properties[index]
         if let relationship = property as? RelationshipDescription {
             if relationship.isToMany {
@@ -137,14 +143,29 @@ extension ManagedObject {
             }
             return
         }
+        let old = values[index]
+        if ValueEquality.same(old, newValue) { return }
+        values[index] = newValue
+        managedObjectContext?.objectDidChange(self, index: index, oldValue: old, registerUndo: registerUndo)
+    }
+
+    /// The common case of `setValue`: an attribute, coerced to its type, tracked when it changed.
+    private func setAttribute(_ type: AttributeType, _ newValue: Any?, at index: Int, registerUndo: Bool) {
         var stored = newValue
-        if let attribute = property as? AttributeDescription, let value = newValue {
-            stored = AttributeValueCoercion.coerce(value, to: attribute.attributeType) ?? value
+        if let value = newValue, !AttributeValueCoercion.isCanonical(value, for: type) {
+            stored = AttributeValueCoercion.coerce(value, to: type) ?? value
+        }
+        // A new object's change that no undo manager records needs neither the old value nor a
+        // comparison: nothing is told about it.
+        guard let context = managedObjectContext, !insertedFlag || (registerUndo && context.undoManager != nil) else {
+            values[index] = stored
+            return
         }
         let old = values[index]
-        if ValueEquality.same(old, stored) { return }
+        // A slot never set (a new object's) needs no comparison.
+        if old != nil || stored == nil, ValueEquality.same(old, stored) { return }
         values[index] = stored
-        managedObjectContext?.objectDidChange(self, index: index, oldValue: old, registerUndo: registerUndo)
+        context.objectDidChange(self, index: index, oldValue: old, registerUndo: registerUndo)
     }
 }
 
@@ -158,10 +179,17 @@ final class FaultSiblings {
     /// Where each ID stands, built on first use, so a walk finds its place without a search.
     private(set) lazy var positions: [ManagedObjectID: Int] = Dictionary(ids.enumerated().map { ($1, $0) }) { first, _ in first }
 
+    /// Positions whose object was taken into a batch already, one bit each.
+    private var fired: [UInt64]
+
     init(ids: [ManagedObjectID], batchSize: Int = FaultSiblings.defaultBatchSize) {
         self.ids = ids
         self.batchSize = max(1, batchSize)
+        self.fired = Array(repeating: 0, count: (ids.count + 63) / 64)
     }
+
+    func hasFired(_ position: Int) -> Bool { fired[position >> 6] & (1 << UInt64(position & 63)) != 0 }
+    func markFired(_ position: Int) { fired[position >> 6] |= 1 << UInt64(position & 63) }
 
     /// Whether `object` is a fault that needs a query to fire and belongs to no group yet.
     static func canAdopt(_ object: ManagedObject) -> Bool {

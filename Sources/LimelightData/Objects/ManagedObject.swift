@@ -8,6 +8,8 @@ import Foundation
 /// to its context's queue: pass its `objectID` to other contexts, not the object.
 open class ManagedObject: Hashable, CustomStringConvertible {
     public let entity: EntityDescription
+    /// The entity's layout, kept as a constant for key-value access.
+    let entityLayout: EntityLayout
     public internal(set) var objectID: ManagedObjectID
     /// The context the object is registered in; `nil` after it was deleted and saved, or reset.
     public internal(set) weak var managedObjectContext: ManagedObjectContext?
@@ -32,6 +34,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// latest fetch replaces what an earlier one left), kept alive with it so that
     /// following the relationship needs no query (the context holds unchanged objects weakly).
     var prefetchedObjects: [String: [ManagedObject]] = [:]
+    /// Where the context's registry keeps the object (`ObjectRegistry`); -1 when it is in none.
+    var registrySlot = -1
     var insertedFlag = false
     var deletedFlag = false
     var updatedFlag = false
@@ -39,9 +43,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Creates an object of `entity`, inserted into `context` when one is given.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         self.entity = entity
+        self.entityLayout = entity.layout
         self.objectID = ManagedObjectID(temporaryFor: entity)
-        self.values = Array(repeating: nil, count: entity.properties.count)
+        self.values = entityLayout.emptyValues
         if let context { context.insert(self) }
+    }
+
+    deinit {
+        // The context's registry does not keep the object alive; its entry goes with it.
+        managedObjectContext?.objectDidGo(self)
     }
 
     // MARK: State

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Identifies one object across contexts, threads and launches.
 ///
@@ -14,8 +15,14 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
 
     enum Key: Hashable, Sendable {
         case permanent(Int64)
-        case temporary(UUID)
+        /// A number unique in this process; shown as a UUID made of it and a per-process random part.
+        case temporary(UInt64)
     }
+
+    /// Temporary IDs come from a counter, not a fresh random UUID each: every inserted object gets
+    /// one, and the random part only has to tell processes apart.
+    private static let temporaryCounter = Atomic<UInt64>(0)
+    private static let processPart: UInt64 = UInt64.random(in: 1...UInt64.max)
 
     init(entity: EntityDescription, storeIdentifier: String, primaryKey: Int64) {
         self.entity = entity
@@ -26,7 +33,7 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     init(temporaryFor entity: EntityDescription) {
         self.entity = entity
         self.storeIdentifier = nil
-        self.key = .temporary(UUID())
+        self.key = .temporary(Self.temporaryCounter.add(1, ordering: .relaxed).newValue)
     }
 
     public var isTemporaryID: Bool {
@@ -50,7 +57,7 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     public var uriString: String {
         switch key {
         case .permanent(let pk): return "x-coredata://\(storeIdentifier ?? "")/\(entity.name)/p\(pk)"
-        case .temporary(let uuid): return "x-coredata:///\(entity.name)/t\(uuid.uuidString)"
+        case .temporary(let number): return "x-coredata:///\(entity.name)/t\(Self.temporaryUUID(number).uuidString)"
         }
     }
 
@@ -80,14 +87,37 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { uriString }
 
+    /// A cheap hash for the context's registry: the key alone.
+    var registryHash: UInt64 {
+        switch key {
+        case .permanent(let pk): return UInt64(bitPattern: pk)
+        case .temporary(let number): return ~number
+        }
+    }
+
+    /// The UUID a temporary ID is shown as: the process's random part, then the counter.
+    private static func temporaryUUID(_ number: UInt64) -> UUID {
+        let high = processPart.bigEndian, low = number.bigEndian
+        return withUnsafeBytes(of: (high, low)) { bytes in
+            UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                        bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        }
+    }
+
+    // IDs are dictionary keys everywhere in the graph (registry, save mappings, fault groups):
+    // equality tries the cheap parts first, and the hash takes only the key, which already tells
+    // nearly all IDs apart (the store's 36-character identifier would cost more than the rest).
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.key == rhs.key && lhs.storeIdentifier == rhs.storeIdentifier
-            && lhs.entity.rootEntity === rhs.entity.rootEntity
+        guard lhs.key == rhs.key else { return false }
+        guard lhs.entity === rhs.entity || lhs.entity.rootIdentity == rhs.entity.rootIdentity else { return false }
+        return lhs.storeIdentifier == rhs.storeIdentifier
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(key)
-        hasher.combine(storeIdentifier)
+        switch key {
+        case .permanent(let pk): hasher.combine(pk)
+        case .temporary(let number): hasher.combine(~number)
+        }
     }
 }
 

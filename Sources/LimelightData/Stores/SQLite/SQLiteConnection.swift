@@ -92,6 +92,24 @@ final class SQLiteConnection {
         if let start { log(sql, start: start, values: values) }
     }
 
+    /// Runs a statement from `prepare` once more (it may be run many times in a row): `bind` is
+    /// handed a function that binds the next parameter. For the many rows of one shape a save
+    /// writes, without an array of values per row or a lookup of the statement by its text.
+    func runPrepared(_ statement: OpaquePointer, sql: String, bind: ((SQLiteValue) throws -> Void) throws -> Void) throws {
+        let start = debugLevel > 0 ? Date() : nil
+        statementObserver?(sql)
+        sqlite3_reset(statement)
+        var position: Int32 = 0
+        try bind { value in
+            position += 1
+            try self.bind(value, at: position, to: statement)
+        }
+        let rc = sqlite3_step(statement)
+        sqlite3_reset(statement)
+        guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw error("executing \(sql)") }
+        if let start { log(sql, start: start, values: []) }
+    }
+
     private func prepareUncached(_ sql: String) throws -> OpaquePointer {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
@@ -109,19 +127,20 @@ final class SQLiteConnection {
     }
 
     func bind(_ values: [SQLiteValue], to statement: OpaquePointer) throws {
-        for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
-            let rc: Int32
-            switch value {
-            case .null: rc = sqlite3_bind_null(statement, index)
-            case .integer(let v): rc = sqlite3_bind_int64(statement, index, v)
-            case .real(let v): rc = sqlite3_bind_double(statement, index, v)
-            case .text(let v): rc = sqlite3_bind_text(statement, index, v, Int32(v.utf8.count), sqliteTransient)  // the length keeps NULs inside the text
-            case .blob(let v):
-                rc = v.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), sqliteTransient) }
-            }
-            guard rc == SQLITE_OK else { throw error("binding value \(offset + 1)") }
+        for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1), to: statement) }
+    }
+
+    func bind(_ value: SQLiteValue, at index: Int32, to statement: OpaquePointer) throws {
+        let rc: Int32
+        switch value {
+        case .null: rc = sqlite3_bind_null(statement, index)
+        case .integer(let v): rc = sqlite3_bind_int64(statement, index, v)
+        case .real(let v): rc = sqlite3_bind_double(statement, index, v)
+        case .text(let v): rc = sqlite3_bind_text(statement, index, v, Int32(v.utf8.count), sqliteTransient)  // the length keeps NULs inside the text
+        case .blob(let v):
+            rc = v.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), sqliteTransient) }
         }
+        guard rc == SQLITE_OK else { throw error("binding value \(index)") }
     }
 
     func scalarInt(_ sql: String, _ values: [SQLiteValue] = []) throws -> Int64? {

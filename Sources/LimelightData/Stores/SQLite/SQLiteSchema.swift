@@ -54,7 +54,7 @@ struct SQLiteSchema {
 
     func number(of entity: EntityDescription) -> Int { entityNumbers[ObjectIdentifier(entity)] ?? entity.entityNumber }
 
-    func table(for entity: EntityDescription) -> Table? { tables[ObjectIdentifier(entity.rootEntity)] }
+    func table(for entity: EntityDescription) -> Table? { tables[entity.rootIdentity] }
 
     static func isStoredInRow(_ property: PropertyDescription) -> Bool {
         if property.isTransient || property is FetchedPropertyDescription { return false }

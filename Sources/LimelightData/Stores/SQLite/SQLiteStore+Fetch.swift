@@ -4,13 +4,16 @@ import CSQLite
 extension SQLiteStore {
     /// Where each of an entity's properties is in a `SELECT *`-style row of its table.
     struct RowLayout {
+        /// Slots carry plain numbers, so reading one for every value of every row copies no
+        /// reference; the property itself is in `properties` when a rarer path needs it.
         enum Slot {
-            case attribute(AttributeDescription, column: Int32)
-            case toOne(RelationshipDescription, column: Int32, typeColumn: Int32?)
+            case attribute(column: Int32, type: AttributeType)
+            case toOne(column: Int32, typeColumn: Int32?)
             case toMany
             case none
         }
         let slots: [Slot]
+        let properties: [PropertyDescription]
     }
 
     func layout(for entity: EntityDescription, table: SQLiteSchema.Table) -> RowLayout {
@@ -19,45 +22,67 @@ extension SQLiteStore {
                 if relationship.isToMany { return .toMany }
                 guard let position = table.columnIndex[schema.column(for: relationship)] else { return .none }
                 let typeColumn = schema.typeColumn(for: relationship).flatMap { table.columnIndex[$0] }.map { Int32($0 + 3) }
-                return .toOne(relationship, column: Int32(position + 3), typeColumn: typeColumn)
+                return .toOne(column: Int32(position + 3), typeColumn: typeColumn)
             }
             guard let attribute = property as? AttributeDescription, SQLiteSchema.isStoredInRow(attribute),
                   let position = table.columnIndex[schema.column(for: attribute)] else { return .none }
-            return .attribute(attribute, column: Int32(position + 3))
-        })
+            return .attribute(column: Int32(position + 3), type: attribute.attributeType)
+        }, properties: entity.properties)
     }
 
     func selectList(_ table: SQLiteSchema.Table, alias: String = "t0") -> String {
         (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns).map { "\(alias).\($0)" }.joined(separator: ", ")
     }
 
-    func decode(_ statement: OpaquePointer, table: SQLiteSchema.Table, layouts: inout [ObjectIdentifier: RowLayout]) -> StoreRow? {
+    /// The layouts one fetch decodes with, and the last one used: rows of one entity follow each
+    /// other, so most rows need no lookup at all.
+    struct RowLayouts {
+        var byNumber: [Int: (entity: EntityDescription, layout: RowLayout)] = [:]
+        var last: (number: Int, entity: EntityDescription, layout: RowLayout)?
+    }
+
+    func decode(_ statement: OpaquePointer, table: SQLiteSchema.Table, layouts: inout RowLayouts) -> StoreRow? {
         let pk = sqlite3_column_int64(statement, 0)
         let number = Int(sqlite3_column_int64(statement, 1))
-        guard let entity = schema.entitiesByNumber[number] else { return nil }
-        let key = ObjectIdentifier(entity)
-        let layout = layouts[key] ?? layout(for: entity, table: table)
-        layouts[key] = layout
-        var values = [Any?](repeating: nil, count: layout.slots.count)
-        for (index, slot) in layout.slots.enumerated() {
-            switch slot {
-            case .attribute(let attribute, let column):
-                values[index] = SQLiteValueMapping.swiftValue(SQLiteValue(statement: statement, column: column), for: attribute)
-            case .toOne(let relationship, let column, let typeColumn):
-                guard sqlite3_column_type(statement, column) != SQLITE_NULL,
-                      var destination = relationship.destinationEntity else { continue }
-                if let typeColumn, sqlite3_column_type(statement, typeColumn) != SQLITE_NULL,
-                   let actual = schema.entitiesByNumber[Int(sqlite3_column_int64(statement, typeColumn))] {
-                    destination = actual
-                }
-                values[index] = objectID(entity: destination, primaryKey: sqlite3_column_int64(statement, column))
-            case .toMany:
-                values[index] = ToManySlot.fault
-            case .none:
-                continue
+        let entity: EntityDescription, layout: RowLayout
+        if let last = layouts.last, last.number == number {
+            (entity, layout) = (last.entity, last.layout)
+        } else if let known = layouts.byNumber[number] {
+            (entity, layout) = known
+            layouts.last = (number, entity, layout)
+        } else {
+            guard let found = schema.entitiesByNumber[number] else { return nil }
+            (entity, layout) = (found, self.layout(for: found, table: table))
+            layouts.byNumber[number] = (entity, layout)
+            layouts.last = (number, entity, layout)
+        }
+        // Each slot is written once, straight into the new array (no nil first, then the value).
+        let values = [Any?](unsafeUninitializedCapacity: layout.slots.count) { buffer, initialized in
+            for (index, slot) in layout.slots.enumerated() {
+                buffer.initializeElement(at: index, to: slotValue(slot, at: index, of: layout, statement: statement))
             }
+            initialized = layout.slots.count
         }
         return StoreRow(id: objectID(entity: entity, primaryKey: pk), version: sqlite3_column_int64(statement, 2), values: values)
+    }
+
+    private func slotValue(_ slot: RowLayout.Slot, at index: Int, of layout: RowLayout, statement: OpaquePointer) -> Any? {
+        switch slot {
+        case .attribute(let column, let type):
+            return SQLiteValueMapping.swiftValue(statement, column: column, type: type) { layout.properties[index] as? AttributeDescription }
+        case .toOne(let column, let typeColumn):
+            guard sqlite3_column_type(statement, column) != SQLITE_NULL,
+                  var destination = (layout.properties[index] as? RelationshipDescription)?.destinationEntity else { return nil }
+            if let typeColumn, sqlite3_column_type(statement, typeColumn) != SQLITE_NULL,
+               let actual = schema.entitiesByNumber[Int(sqlite3_column_int64(statement, typeColumn))] {
+                destination = actual
+            }
+            return objectID(entity: destination, primaryKey: sqlite3_column_int64(statement, column))
+        case .toMany:
+            return ToManySlot.fault
+        case .none:
+            return nil
+        }
     }
 
     func entityFilter(_ entities: [EntityDescription], table: SQLiteSchema.Table) -> String? {
@@ -124,7 +149,7 @@ extension SQLiteStore {
         guard let table = schema.table(for: fetch.entity) else { return [] }
         let statement = try selectStatement(fetch, columns: selectList(table), table: table)
         var rows: [StoreRow] = []
-        var layouts: [ObjectIdentifier: RowLayout] = [:]
+        var layouts = RowLayouts()
         try db().query(statement.sql, statement.bindings) { row in
             if let decoded = decode(row, table: table, layouts: &layouts) { rows.append(decoded) }
         }
@@ -189,17 +214,23 @@ extension SQLiteStore {
     func sqliteRows(for ids: [ManagedObjectID]) throws -> [StoreRow] {
         let db = try db()
         var rows: [StoreRow] = []
-        var layouts: [ObjectIdentifier: RowLayout] = [:]
-        let byTable = Dictionary(grouping: ids.compactMap { id in id.primaryKey.map { (id, $0) } }) { ObjectIdentifier($0.0.entity.rootEntity) }
+        var layouts = RowLayouts()
+        let byTable = Dictionary(grouping: ids.compactMap { id in id.primaryKey.map { (id, $0) } }) { $0.0.entity.rootIdentity }
         for group in byTable.values {
             guard let first = group.first, let table = schema.table(for: first.0.entity) else { continue }
-            // Keys are inlined (they are integers), so one statement takes a whole batch.
+            // Keys are bound, not inlined: parsing a list of hundreds of numbers cost more than
+            // reading their rows. Placeholders come in powers of two (the last key repeats to fill
+            // them), so a few prepared statements serve every batch.
             for chunk in stride(from: 0, to: group.count, by: Self.keysPerStatement) {
                 let keys = group[chunk..<min(group.count, chunk + Self.keysPerStatement)].map(\.1)
-                let sql = keys.count == 1
+                guard let last = keys.last else { continue }
+                var placeholders = 1
+                while placeholders < keys.count { placeholders *= 2 }
+                let sql = placeholders == 1
                     ? "SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK = ?"
-                    : "SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK IN (\(keys.map { String($0) }.joined(separator: ",")))"
-                try db.query(sql, keys.count == 1 ? [.integer(keys[0])] : [], cached: keys.count == 1) { statement in
+                    : "SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK IN (\(Array(repeating: "?", count: placeholders).joined(separator: ",")))"
+                let bindings = keys.map { SQLiteValue.integer($0) } + Array(repeating: .integer(last), count: placeholders - keys.count)
+                try db.query(sql, bindings) { statement in
                     if let row = decode(statement, table: table, layouts: &layouts) { rows.append(row) }
                 }
             }

@@ -13,7 +13,7 @@ extension SQLiteStore {
         for owner in ownersByKey.values { related[owner] = [] }
         var rows: [StoreRow] = []
         var seen: Set<ManagedObjectID> = []
-        var layouts: [ObjectIdentifier: RowLayout] = [:]
+        var layouts = RowLayouts()
         let ownerColumn = Int32(3 + table.columns.count)
         let keys = Array(ownersByKey.keys).sorted()
         let db = try db()

@@ -12,7 +12,8 @@ extension SQLiteStore {
             for snapshot in changes.deleted {
                 if try !delete(snapshot, db: db) { conflicts.append(snapshot.id) }
             }
-            for snapshot in changes.inserted { try insert(snapshot, id: resolve(snapshot.id), resolve: resolve, db: db) }
+            var inserts = InsertStatements()
+            for snapshot in changes.inserted { try insert(snapshot, id: resolve(snapshot.id), resolve: resolve, db: db, statements: &inserts) }
             for snapshot in changes.updated {
                 if try !update(snapshot, resolve: resolve, db: db) { conflicts.append(snapshot.id) }
             }
@@ -45,7 +46,7 @@ extension SQLiteStore {
     /// per table, shared by an inheritance tree.
     private func allocateKeys(for ids: [ManagedObjectID], db: SQLiteConnection) throws -> [ManagedObjectID: ManagedObjectID] {
         var mapping: [ManagedObjectID: ManagedObjectID] = [:]
-        let byRoot = Dictionary(grouping: ids) { ObjectIdentifier($0.entity.rootEntity) }
+        let byRoot = Dictionary(grouping: ids) { $0.entity.rootIdentity }
         for group in byRoot.values {
             guard let root = group.first?.entity.rootEntity else { continue }
             let number = Int64(schema.number(of: root))
@@ -79,7 +80,18 @@ extension SQLiteStore {
             if let typeColumn = slot.typeColumn { names.append(typeColumn) }
         }
         let sql = "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
-        let plan = SQLiteWritePlan(slots: slots, insertSQL: sql, entityNumber: Int64(schema.number(of: entity)))
+        let joined = entity.properties.indices.filter { index in
+            (entity.properties[index] as? RelationshipDescription).map { schema.joinTable(for: $0) != nil } ?? false
+        }
+        var attributes = [AttributeDescription?](repeating: nil, count: slots.count)
+        let insertColumns = slots.enumerated().compactMap { index, slot -> SQLiteWritePlan.InsertColumn? in
+            guard let slot else { return nil }
+            guard let attribute = slot.attribute else { return .toOne(index, hasTypeColumn: slot.typeColumn != nil) }
+            attributes[index] = attribute
+            return attribute.attributeType == .integer64 ? .integer64(index) : .attribute(index)
+        }
+        let plan = SQLiteWritePlan(slots: slots, insertSQL: sql, entityNumber: Int64(schema.number(of: entity)), joinTableSlots: joined,
+                                   insertColumns: insertColumns, attributes: attributes)
         writePlans[ObjectIdentifier(entity)] = plan
         return plan
     }
@@ -103,13 +115,57 @@ extension SQLiteStore {
         return result
     }
 
+    /// A save's insert statements and plans by entity, looked up once per entity rather than by
+    /// their SQL text for every row.
+    struct InsertStatements {
+        var byEntity: [ObjectIdentifier: (plan: SQLiteWritePlan, statement: OpaquePointer)] = [:]
+        var last: (entity: ObjectIdentifier, plan: SQLiteWritePlan, statement: OpaquePointer)?
+    }
+
     private func insert(_ snapshot: ObjectSnapshot, id: ManagedObjectID, resolve: (ManagedObjectID) -> ManagedObjectID,
-                        db: SQLiteConnection) throws {
-        guard let table = schema.table(for: id.entity), let pk = id.primaryKey else { return }
-        let plan = writePlan(for: id.entity, table: table)
-        let columns = try rowValues(snapshot, indices: Array(snapshot.values.indices), plan: plan, resolve: resolve)
-        try db.run(plan.insertSQL, [.integer(pk), .integer(plan.entityNumber), .integer(1)] + columns.map(\.1))
-        try writeJoinRows(snapshot, id: id, indices: Array(snapshot.values.indices), replacing: false, resolve: resolve, db: db)
+                        db: SQLiteConnection, statements: inout InsertStatements) throws {
+        guard let pk = id.primaryKey else { return }
+        let key = ObjectIdentifier(id.entity)
+        let plan: SQLiteWritePlan, statement: OpaquePointer
+        if let last = statements.last, last.entity == key {
+            (plan, statement) = (last.plan, last.statement)
+        } else if let known = statements.byEntity[key] {
+            (plan, statement) = known
+        } else {
+            guard let table = schema.table(for: id.entity) else { return }
+            plan = writePlan(for: id.entity, table: table)
+            statement = try db.prepare(plan.insertSQL)
+            statements.byEntity[key] = (plan, statement)
+        }
+        statements.last = (key, plan, statement)
+        // Values are bound straight from the snapshot: no per-row arrays of columns.
+        try db.runPrepared(statement, sql: plan.insertSQL) { bind in
+            try bind(.integer(pk))
+            try bind(.integer(plan.entityNumber))
+            try bind(.integer(1))
+            for column in plan.insertColumns {
+                switch column {
+                case .integer64(let index):
+                    // The common case without a conversion: the slot holds the canonical Int64.
+                    if let value = snapshot.values[index] as? Int64 {
+                        try bind(.integer(value))
+                    } else {
+                        try bind(try plan.sqlValue(snapshot.values[index], slot: index))
+                    }
+                case .attribute(let index):
+                    try bind(try plan.sqlValue(snapshot.values[index], slot: index))
+                case .toOne(let index, let hasTypeColumn):
+                    let related = (snapshot.values[index] as? ManagedObjectID).map(resolve)
+                    try bind(related?.primaryKey.map { .integer($0) } ?? .null)
+                    if hasTypeColumn {
+                        try bind(related.map { .integer(Int64(schema.number(of: $0.entity))) } ?? .null)
+                    }
+                }
+            }
+        }
+        if !plan.joinTableSlots.isEmpty {
+            try writeJoinRows(snapshot, id: id, indices: plan.joinTableSlots, replacing: false, resolve: resolve, db: db)
+        }
     }
 
     /// Returns false when the row changed since it was read (optimistic locking).
@@ -162,4 +218,23 @@ struct SQLiteWritePlan {
     let slots: [Slot?]
     let insertSQL: String
     let entityNumber: Int64
+    /// Slots of to-many relationships kept in join tables.
+    let joinTableSlots: [Int]
+
+    /// One parameter (two for a to-one with a type column) of the insert statement, by slot: what
+    /// an insert binds, in order, without copying the slots' names.
+    enum InsertColumn {
+        case integer64(Int)
+        case attribute(Int)
+        case toOne(Int, hasTypeColumn: Bool)
+    }
+    let insertColumns: [InsertColumn]
+    /// The attributes of the attribute columns, by slot (`nil` for other slots).
+    let attributes: [AttributeDescription?]
+
+    /// The column value of attribute slot `slot` (every attribute column has its attribute).
+    func sqlValue(_ value: Any?, slot: Int) throws -> SQLiteValue {
+        guard let attribute = attributes[slot] else { return .null }
+        return try SQLiteValueMapping.sqlValue(value, for: attribute)
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import CSQLite
 
 /// Converts attribute values between their Swift types and SQLite's storage classes, as Core Data
 /// stores them: dates as seconds since 2001-01-01, UUIDs as 16-byte blobs, booleans as 0/1.
@@ -16,7 +17,9 @@ enum SQLiteValueMapping {
             if let decimal = value as? Decimal { return .text("\(decimal)") }
             guard let double = AttributeValueCoercion.double(value) else { return mismatch(value, attribute) }
             return .real(double)
-        case .string: return .text(value as? String ?? "\(value)")
+        case .string:
+            if let text = value as? String { return .text(text) }
+            return .text("\(value)")
         case .date:
             guard let date = value as? Date else { return mismatch(value, attribute) }
             return .real(date.timeIntervalSinceReferenceDate)
@@ -46,6 +49,32 @@ enum SQLiteValueMapping {
         // Validation reports wrong types before a save reaches the store; store nothing rather than
         // something of the wrong type if a caller bypassed it.
         .null
+    }
+
+    /// Column `column` of the current row as `attribute`'s Swift value. The common pairs (an
+    /// integer column for an integer attribute, text for a string, a real for a double or a date)
+    /// are read straight from the statement; the rest go through `SQLiteValue`.
+    /// `attribute` is asked only for the uncommon pairs.
+    static func swiftValue(_ statement: OpaquePointer, column: Int32, type: AttributeType,
+                           attribute: () -> AttributeDescription?) -> Any? {
+        let storage = sqlite3_column_type(statement, column)
+        if storage == SQLITE_NULL { return nil }
+        switch (type, storage) {
+        case (.integer64, SQLITE_INTEGER): return sqlite3_column_int64(statement, column)
+        case (.integer32, SQLITE_INTEGER): return Int32(truncatingIfNeeded: sqlite3_column_int64(statement, column))
+        case (.integer16, SQLITE_INTEGER): return Int16(truncatingIfNeeded: sqlite3_column_int64(statement, column))
+        case (.boolean, SQLITE_INTEGER): return sqlite3_column_int64(statement, column) != 0
+        case (.double, SQLITE_FLOAT): return sqlite3_column_double(statement, column)
+        case (.date, SQLITE_FLOAT): return Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, column))
+        case (.string, SQLITE_TEXT):
+            // By length, not up to the first NUL: text may contain NUL characters.
+            let count = Int(sqlite3_column_bytes(statement, column))
+            guard let text = sqlite3_column_text(statement, column) else { return "" }
+            return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+        default:
+            guard let attribute = attribute() else { return nil }
+            return swiftValue(SQLiteValue(statement: statement, column: column), for: attribute)
+        }
     }
 
     static func swiftValue(_ value: SQLiteValue, for attribute: AttributeDescription) -> Any? {
