@@ -63,7 +63,7 @@ struct MarkerBatch {
             tables[ObjectIdentifier(entity.rootEntity), default: (table, [])].numbers.insert(store.schema.number(of: entity))
         }
         var rows: [ObjectKey: StoreRow] = [:]
-        var layouts: [ObjectIdentifier: SQLiteStore.RowLayout] = [:]
+        var layouts = SQLiteStore.RowLayouts()
         for (table, numbers) in tables.values {
             let entityList = numbers.sorted().map(String.init).joined(separator: ",")
             let sql = """
