@@ -6,6 +6,7 @@ import LimelightSearch
 extension Limelight {
     struct Search: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "search",
             abstract: "Search the index; every hit is shown with its object's current values.",
             discussion: """
             Xapian's query syntax: words (AND by default), OR, NOT, "phrases", wild*cards, a field per indexed \
