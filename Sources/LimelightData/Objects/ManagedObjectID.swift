@@ -26,7 +26,7 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     init(temporaryFor entity: EntityDescription) {
         self.entity = entity
         self.storeIdentifier = nil
-        self.key = .temporary(UUID())
+        self.key = .temporary(TemporaryIDGenerator.next())
     }
 
     public var isTemporaryID: Bool {
