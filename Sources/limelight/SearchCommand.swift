@@ -46,6 +46,10 @@ extension Limelight {
                 FileHandle.standardError.write(Data("dropped \(dropped.document.uri): \(dropped.reason)\n".utf8))
             }
             if outcome.hits.isEmpty && !json { FileHandle.standardError.write(Data("no matches\n".utf8)) }
+            // The process ends here rather than after tearing the service down: releasing the
+            // stores' contexts disposes their dispatch queues, and libdispatch starts a worker
+            // thread just to do that.
+            Foundation.exit(EXIT_SUCCESS)
         }
     }
 }
