@@ -81,9 +81,11 @@ let package = Package(
             linkerSettings: programLinking
         ),
         // Saves in a loop until killed, for the marker crash test.
-        .executableTarget(name: "limelight-stress", dependencies: ["LimelightData"], path: "Tests/Tools/MarkerStress"),
+        .executableTarget(name: "limelight-stress", dependencies: ["LimelightData"], path: "Tests/Tools/MarkerStress",
+                         linkerSettings: programLinking),
         // Random and mutated format strings against the predicate parser, evaluator and SQL, for a time or a count.
-        .executableTarget(name: "limelight-predicate-fuzz", dependencies: ["LimelightData"], path: "Tests/Tools/PredicateFuzz"),
+        .executableTarget(name: "limelight-predicate-fuzz", dependencies: ["LimelightData"], path: "Tests/Tools/PredicateFuzz",
+                         linkerSettings: programLinking),
         .testTarget(name: "LimelightDataTests", dependencies: ["LimelightData"]),
         .testTarget(name: "LimelightSearchTests", dependencies: ["LimelightSearch", "LimelightData"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LimelightData"]),
