@@ -1,6 +1,10 @@
 # Limelight: one command for the demo, one for the tests. Both install what they need.
 PREFIX ?= /usr/local
 SWIFT ?= swift
+# Release programs carry the Swift runtime and Foundation linked in: a start then skips resolving
+# thousands of symbols across a dozen shared libraries, which was half of a `limelight search`.
+# (`swift build`, for development and the tests, links them as shared libraries.)
+RELEASE ?= -c release --static-swift-stdlib
 
 .PHONY: deps build build-release test demo install clean bench
 
@@ -23,7 +27,7 @@ clean:
 # Installs programs, the importer, share/ files, man pages and shell completions under PREFIX.
 install: build-release
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share
-	for p in limelight limelightd cookbook cookbook-importer; do install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/$$p" $(DESTDIR)$(PREFIX)/bin/; done
+	for p in limelight limelightd cookbook cookbook-importer; do install -m 0755 "$$($(SWIFT) build $(RELEASE) --show-bin-path)/$$p" $(DESTDIR)$(PREFIX)/bin/; done
 	cd share && find limelight systemd mime applications man -type f | while read -r f; do install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/$$f"; done
 	# The unit names the installed program by its full path, whatever PREFIX is.
 	sed -i 's|^ExecStart=limelightd |ExecStart=$(PREFIX)/bin/limelightd |' $(DESTDIR)$(PREFIX)/share/systemd/user/limelightd.service
@@ -36,13 +40,13 @@ install: build-release
 	@echo "installed under $(DESTDIR)$(PREFIX); enable the daemon with: systemctl --user enable --now limelightd"
 
 build-release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE)
 
 # Benchmarks side by side with their peers, in release mode; prints a markdown table, writes JSON
 # to Benchmarks/results/. LIMELIGHT_BENCH_SCALE=0.05 for a quick run; LIMELIGHT_BENCH_ONLY=store,query,
 # markers,index,search,daemon for some groups.
 bench: deps
 	@scripts/ensure-bench-deps.sh
-	$(SWIFT) build -c release --product limelight
-	$(SWIFT) build -c release --product limelightd
-	cd Benchmarks && $(SWIFT) build -c release && LIMELIGHT_BIN="$$($(SWIFT) build -c release --show-bin-path --package-path ..)" ./.build/release/limelight-bench
+	$(SWIFT) build $(RELEASE) --product limelight
+	$(SWIFT) build $(RELEASE) --product limelightd
+	cd Benchmarks && $(SWIFT) build -c release && LIMELIGHT_BIN="$$($(SWIFT) build $(RELEASE) --show-bin-path --package-path ..)" ./.build/release/limelight-bench

@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// lld links the programs: `make build-release` links the Swift runtime and Foundation into them
+// statically, and the default gold linker warns about a glibc function the static Foundation uses.
+let programLinking: [LinkerSetting] = [.unsafeFlags(["-use-ld=lld"], .when(platforms: [.linux]))]
+
 let package = Package(
     name: "Limelight",
     platforms: [.macOS(.v14)],
@@ -47,7 +51,8 @@ let package = Package(
                 "LimelightData",
                 "LimelightSearch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            linkerSettings: programLinking
         ),
         .executableTarget(
             name: "limelightd",
@@ -55,14 +60,16 @@ let package = Package(
                 "LimelightSearch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            linkerSettings: programLinking
         ),
         .executableTarget(
             name: "cookbook",
             dependencies: [
                 "LimelightData",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            linkerSettings: programLinking
         ),
         .executableTarget(
             name: "cookbook-importer",
@@ -70,12 +77,15 @@ let package = Package(
                 "LimelightData",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Importers/Cookbook"
+            path: "Importers/Cookbook",
+            linkerSettings: programLinking
         ),
         // Saves in a loop until killed, for the marker crash test.
-        .executableTarget(name: "limelight-stress", dependencies: ["LimelightData"], path: "Tests/Tools/MarkerStress"),
+        .executableTarget(name: "limelight-stress", dependencies: ["LimelightData"], path: "Tests/Tools/MarkerStress",
+                         linkerSettings: programLinking),
         // Random and mutated format strings against the predicate parser, evaluator and SQL, for a time or a count.
-        .executableTarget(name: "limelight-predicate-fuzz", dependencies: ["LimelightData"], path: "Tests/Tools/PredicateFuzz"),
+        .executableTarget(name: "limelight-predicate-fuzz", dependencies: ["LimelightData"], path: "Tests/Tools/PredicateFuzz",
+                         linkerSettings: programLinking),
         .testTarget(name: "LimelightDataTests", dependencies: ["LimelightData"]),
         .testTarget(name: "LimelightSearchTests", dependencies: ["LimelightSearch", "LimelightData"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LimelightData"]),

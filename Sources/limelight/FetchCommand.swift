@@ -5,6 +5,7 @@ import LimelightData
 extension Limelight {
     struct Fetch: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "fetch",
             abstract: "Fetch objects or computed rows from a store, filtered, grouped and aggregated in SQL.",
             discussion: """
                 Without --properties, --distinct or --group-by it prints whole objects. With any of them it runs a \

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 
+// Every command spells out its `commandName`: left out, ArgumentParser derives it from the type's
+// name with `String(describing:)`, whose runtime protocol lookups scan every conformance record of
+// every loaded library, once per subcommand, on every start.
 @main
 struct Limelight: ParsableCommand {
     static let configuration = CommandConfiguration(

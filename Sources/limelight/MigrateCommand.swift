@@ -5,6 +5,7 @@ import LimelightData
 extension Limelight {
     struct Migrate: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "migrate",
             abstract: "Migrate a store to another version of its model (a lightweight migration).",
             discussion: """
                 Prints the inferred mapping (what is added, removed, renamed, retyped), then migrates. The version \

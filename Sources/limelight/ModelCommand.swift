@@ -4,7 +4,7 @@ import LimelightData
 
 extension Limelight {
     struct Model: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List a model's entities, attributes and relationships, and check it.")
+        static let configuration = CommandConfiguration(commandName: "model", abstract: "List a model's entities, attributes and relationships, and check it.")
         @Argument(help: "An .xcdatamodeld bundle, one .xcdatamodel, or a contents file.") var model: String
         @Flag(help: "Print the model as normalized XML.") var xml = false
 

@@ -5,6 +5,7 @@ import LimelightData
 extension Limelight {
     struct Open: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "open",
             abstract: "Open a record by its marker file with the application registered for its type.",
             discussion: "The type comes from shared-mime-info globs (application/x-limelight-<ext> for *.<ext>); the application from xdg-mime's default for it. With no application, or --print, the record is printed.")
         @Argument(help: "Path of a marker file.") var marker: String

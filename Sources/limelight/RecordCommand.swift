@@ -35,6 +35,7 @@ enum ObjectPrinter {
 extension Limelight {
     struct Record: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "record",
             abstract: "Decode a marker file: its entity, store, model and object, and the object's current values.")
         @Argument(help: "Path of a marker file.") var marker: String
         @Flag(help: "Print JSON.") var json = false
@@ -62,6 +63,7 @@ extension Limelight {
 
     struct Markers: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "markers",
             abstract: "Regenerate a store's marker files from its contents.")
         @Argument(help: "The SQLite store.") var store: String
         @Option(help: "The model (.xcdatamodeld or .xcdatamodel); default: the copy in the store's records folder.") var model: String?

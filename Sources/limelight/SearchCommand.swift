@@ -6,6 +6,7 @@ import LimelightSearch
 extension Limelight {
     struct Search: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "search",
             abstract: "Search the index; every hit is shown with its object's current values.",
             discussion: """
             Xapian's query syntax: words (AND by default), OR, NOT, "phrases", wild*cards, a field per indexed \
@@ -45,6 +46,10 @@ extension Limelight {
                 FileHandle.standardError.write(Data("dropped \(dropped.document.uri): \(dropped.reason)\n".utf8))
             }
             if outcome.hits.isEmpty && !json { FileHandle.standardError.write(Data("no matches\n".utf8)) }
+            // The process ends here rather than after tearing the service down: releasing the
+            // stores' contexts disposes their dispatch queues, and libdispatch starts a worker
+            // thread just to do that.
+            Foundation.exit(EXIT_SUCCESS)
         }
     }
 }

@@ -6,6 +6,7 @@ import LimelightSearch
 extension Limelight {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show whether limelightd runs, what it watches, and how the index stands (exit status 3 when it does not run).")
         @Flag(help: "Print JSON.") var json = false
 
@@ -48,6 +49,7 @@ extension Limelight {
 
     struct Index: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "index",
             abstract: "Index every registered records folder once, without the daemon.",
             discussion: "Shows a progress bar on standard error when it is a terminal.")
         @Option(help: "The index (default: $XDG_DATA_HOME/limelight/index).") var index: String?

@@ -156,4 +156,19 @@ import Testing
         let name = context.performAndWait { context.object(with: id).value(forKey: "name") as? String }
         #expect(name == "queued")
     }
+
+    @Test func temporaryIDsAreDistinctVersion4UUIDs() throws {
+        let context = try stack(nil)
+        let tags = try (0..<1000).map { _ in try context.insertNewObject(forEntityName: "Tag") }
+        let uris = tags.map { $0.objectID.uriRepresentation().absoluteString }
+        #expect(Set(uris).count == tags.count)
+        for tag in tags.prefix(50) {
+            #expect(tag.objectID.isTemporaryID)
+            // x-coredata:///Tag/t<UUID>
+            let uuid = try #require(UUID(uuidString: String(tag.objectID.uriRepresentation().lastPathComponent.dropFirst())))
+            // Version 4 (random), variant RFC 4122.
+            #expect(uuid.uuid.6 >> 4 == 4)
+            #expect(uuid.uuid.8 >> 6 == 0b10)
+        }
+    }
 }

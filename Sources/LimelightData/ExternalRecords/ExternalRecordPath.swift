@@ -68,7 +68,7 @@ public enum ExternalRecordPath {
             throw ExternalRecordError(path: original, reason: "unknown entity '\(entity)' in store \(storeIdentifier)")
         }
         guard let storePath = try? String(contentsOf: support.appendingPathComponent(SupportFolder.storePathFile), encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines), !storePath.isEmpty else {
+            .trimmingWhitespace, !storePath.isEmpty else {
             throw ExternalRecordError(path: original, reason: "the records folder does not name its store")
         }
         guard let uri = URL(string: "x-coredata://\(storeIdentifier)/\(entity)/p\(pk)") else {

@@ -33,7 +33,7 @@ public enum ExternalRecordsRegistry {
         var result: [String: URL] = [:]
         for name in names where !name.hasPrefix(".") {
             guard let text = try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8) else { continue }
-            let path = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let path = text.trimmingWhitespace
             if !path.isEmpty { result[name] = URL(fileURLWithPath: path, isDirectory: true) }
         }
         return result

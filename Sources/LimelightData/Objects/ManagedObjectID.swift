@@ -95,9 +95,11 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The UUID a temporary ID is shown as: the process's random part, then the counter.
+    /// The UUID a temporary ID is shown as: the process's random part, then the counter, with the
+    /// version 4 and RFC 4122 variant bits set so it reads as the random UUID Core Data shows.
     private static func temporaryUUID(_ number: UInt64) -> UUID {
-        let high = processPart.bigEndian, low = number.bigEndian
+        let high = ((processPart & ~0xF000) | 0x4000).bigEndian
+        let low = ((number & ~(0xC000_0000_0000_0000 as UInt64)) | 0x8000_0000_0000_0000).bigEndian
         return withUnsafeBytes(of: (high, low)) { bytes in
             UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
                         bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))

@@ -175,6 +175,7 @@ public final class IndexerDaemon: @unchecked Sendable {
         lastCommit = Date()
         logger.debug("limelightd: batch \(batches): indexed \(report.indexed), removed \(report.removed), failed \(report.failed)")
         writeStatus()
+        HeapTrimmer.releaseFreeMemory()
     }
 
     private func reconcile(_ selected: [String: URL]) {
@@ -196,6 +197,7 @@ public final class IndexerDaemon: @unchecked Sendable {
             logger.error("limelightd: reconcile failed: \(error)")
         }
         writeStatus()
+        HeapTrimmer.releaseFreeMemory()
     }
 
     private func fallBackToScanning(_ root: String) {
