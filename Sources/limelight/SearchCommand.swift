@@ -68,7 +68,8 @@ enum HitPrinter {
         Swift.print("\(prefix)\(hit.document.displayName)  [\(hit.document.entity), \(hit.percent)%]")
         Swift.print("  uri:    \(hit.document.uri)")
         Swift.print("  marker: \(hit.document.marker)")
-        if !hit.snippet.isEmpty { Swift.print("  …\(hit.snippet)") }
+        // Xapian marks a cut with "…" itself; a snippet from the text's start has none.
+        if !hit.snippet.isEmpty { Swift.print("  text:   \(hit.snippet)") }
         Swift.print(ObjectPrinter.text(values, indent: "    "))
     }
 }

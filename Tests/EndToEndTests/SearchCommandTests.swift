@@ -54,7 +54,7 @@ import Testing
         #expect(lines.first?.hasPrefix("Cookbook recipe: Salsa  [Recipe, ") == true)
         #expect(lines.contains { $0.hasPrefix("  uri:    x-coredata://") && $0.hasSuffix("/Recipe/p1") })
         #expect(lines.contains { $0.hasPrefix("  marker: ") && $0.hasSuffix("/Recipe/1.recipe") })
-        #expect(lines.contains { $0.hasPrefix("  …") && $0.contains("[cilantro]") })
+        #expect(lines.contains { $0.hasPrefix("  text:   ") && $0.contains("[cilantro]") && !$0.contains("……") })
         #expect(lines.contains("    servings: 4"))
         let none = try h.run("limelight", ["search", "durian"])
         #expect(none.stdout.isEmpty)
