@@ -119,7 +119,9 @@ enum ManagedValueBridge {
         if let empty = "" as? Value { return empty }
         if let empty = Data() as? Value { return empty }
         if let setType = Value.self as? ManagedSetMarker.Type, let empty = setType.make(from: []) as? Value { return empty }
-        preconditionFailure("@Managed property of type \(Value.self) has no value and no default; declare it optional")
+        if let fallback = (Value.self as? ManagedDefaultValue.Type)?.managedDefaultValue as? Value { return fallback }
+        // A getter cannot throw: a type with no fallback is a programming error, named here.
+        preconditionFailure("@Managed property of type \(Value.self) has no value; declare it optional or conform \(Value.self) to ManagedDefaultValue")
     }
 }
 
