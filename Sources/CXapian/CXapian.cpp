@@ -190,6 +190,15 @@ cx_doc *cx_doc_new(const char *language, cx_error *error) {
 
 void cx_doc_free(cx_doc *doc) { delete doc; }
 
+void cx_doc_clear(cx_doc *doc) {
+    cx_error ignored{0, nullptr};
+    guarded(&ignored, [&] {
+        doc->document = Xapian::Document();
+        doc->generator.set_document(doc->document);
+    });
+    cx_error_clear(&ignored);
+}
+
 void cx_doc_set_data(cx_doc *doc, const char *data, size_t length) {
     cx_error ignored{0, nullptr};
     guarded(&ignored, [&] { doc->document.set_data(std::string(data, length)); });

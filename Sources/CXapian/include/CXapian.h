@@ -52,6 +52,8 @@ int cx_writer_terms(cx_writer *writer, const char *prefix, unsigned slot, cx_ter
 // A document being built: free text goes through a TermGenerator with the given stemmer.
 cx_doc *cx_doc_new(const char *language, cx_error *error);
 void cx_doc_free(cx_doc *doc);
+// Empties the document for reuse, keeping its TermGenerator and stemmer (made once, not per document).
+void cx_doc_clear(cx_doc *doc);
 void cx_doc_set_data(cx_doc *doc, const char *data, size_t length);
 int cx_doc_add_boolean_term(cx_doc *doc, const char *term, cx_error *error);
 int cx_doc_add_value(cx_doc *doc, unsigned slot, const char *value, size_t length, cx_error *error);
