@@ -29,19 +29,24 @@ public final class ExternalRecordPathDecoder {
     /// Decodes `path` (absolute, or relative to the current directory); see `ExternalRecordPath.decode`.
     public func decode(_ path: String) throws -> ExternalRecordElements {
         let absolute = path.hasPrefix("/") ? path : currentDirectory + "/" + path
-        let components = absolute.split(separator: "/", omittingEmptySubsequences: true)
-        if components.contains("..") {
+        if Self.hasParentComponent(absolute) {
             throw ExternalRecordError(path: path, reason: "a marker path may not contain '..'")
         }
-        let url = URL(fileURLWithPath: absolute)
-        let folder = try realFolder(url.deletingLastPathComponent().path, original: path)
-        let fileName = url.lastPathComponent
+        // Taken apart as text: a file URL made from a path stats it on Linux.
+        var trimmed = Substring(absolute)
+        while trimmed.utf8.count > 1, trimmed.utf8.last == UInt8(ascii: "/") { trimmed = trimmed.dropLast() }
+        let lastSlash = trimmed.utf8.lastIndex(of: UInt8(ascii: "/")) ?? trimmed.startIndex
+        let parent = trimmed[..<lastSlash]
+        let fileName = String(trimmed[trimmed.utf8.index(after: lastSlash)...])
+        let folder = try realFolder(parent.isEmpty ? "/" : String(parent), original: path)
         var realPath = folder + "/" + fileName
         if let target = Self.symbolicLinkTarget(realPath) {
             realPath = try Self.resolved(target.hasPrefix("/") ? target : folder + "/" + target, original: path)
         }
+        let url = URL(fileURLWithPath: absolute, isDirectory: absolute.hasSuffix("/"))
         for (storeIdentifier, rootPath) in realRoots() where realPath.hasPrefix(rootPath + "/") {
-            let relative = realPath.dropFirst(rootPath.count + 1).split(separator: "/").map(String.init)
+            let relative = realPath.utf8.dropFirst(rootPath.utf8.count + 1).split(separator: UInt8(ascii: "/"))
+                .map { String(decoding: $0, as: UTF8.self) }
             guard relative.count == 2 else {
                 throw ExternalRecordError(path: path, reason: "expected <records root>/<Entity>/<key>.<extension> inside \(rootPath)")
             }
@@ -110,6 +115,22 @@ public final class ExternalRecordPathDecoder {
                               modelURL: support.appendingPathComponent(SupportFolder.modelFolder, isDirectory: true))
         rootInfos[rootPath] = result
         return result
+    }
+
+    /// Whether a `..` component is in `path` (a byte scan: this runs for every marker).
+    private static func hasParentComponent(_ path: String) -> Bool {
+        var run = 0
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") {
+                if run == 2 { return true }
+                run = 0
+            } else if byte == UInt8(ascii: "."), run >= 0 {
+                run += 1
+            } else {
+                run = -1
+            }
+        }
+        return run == 2
     }
 
     /// Where a symlink points, or nil for anything else: one `readlink` into a stack buffer, so

@@ -127,7 +127,7 @@ public final class GenericImporter {
         let displayName = displayKey.flatMap { text(of: object.value(forKey: $0)) }
             ?? object.entity.properties.first { $0.isIndexedBySpotlight && ($0 as? AttributeDescription)?.attributeType == .string }
                 .flatMap { text(of: object.value(forKey: $0.name)) }
-        return IndexRecord(marker: markerPath, uri: object.objectID.uriRepresentation().absoluteString, entity: object.entity.name,
+        return IndexRecord(marker: markerPath, uri: object.objectID.uriString, entity: object.entity.name,
                            store: storeIdentifier, displayName: displayName, fields: fields, values: values)
     }
 

@@ -61,8 +61,8 @@ public enum IndexLayout {
     /// A marker's extension (`note` for `…/Note/7.note`), or "" when it has none.
     public static func fileExtension(ofMarker path: String) -> String {
         let name = MarkerParts(path).fileName
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
-        return String(name[name.index(after: dot)...])
+        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else { return "" }
+        return String(name[name.utf8.index(after: dot)...])
     }
 
     /// The last three components of a marker path, taken apart as text. (Foundation's file URLs
@@ -78,12 +78,19 @@ public enum IndexLayout {
 
         public init(_ path: String) {
             let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-            let components = absolute.split(separator: "/", omittingEmptySubsequences: true).suffix(3).map(String.init)
-            let padded = Array(repeating: "", count: 3 - components.count) + components
-            store = padded[0]
-            entity = padded[1]
-            fileName = padded[2]
-            if let dot = fileName.lastIndex(of: "."), dot != fileName.startIndex {
+            // Walked from the end over UTF-8 bytes: `/` is ASCII, so every cut is a valid index.
+            let slash = UInt8(ascii: "/")
+            var rest = Substring(absolute)
+            var names: [Substring] = []
+            while names.count < 3, let cut = rest.utf8.lastIndex(of: slash) {
+                let name = rest[rest.utf8.index(after: cut)...]
+                if !name.isEmpty { names.append(name) }
+                rest = rest[..<cut]
+            }
+            fileName = names.count > 0 ? String(names[0]) : ""
+            entity = names.count > 1 ? String(names[1]) : ""
+            store = names.count > 2 ? String(names[2]) : ""
+            if let dot = fileName.utf8.lastIndex(of: UInt8(ascii: ".")), dot != fileName.startIndex {
                 key = String(fileName[..<dot])
             } else {
                 key = fileName

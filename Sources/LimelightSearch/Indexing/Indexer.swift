@@ -162,7 +162,7 @@ public final class Indexer {
         var values: [UInt32: Data] = [IndexLayout.markerTimeSlot: SearchIndex.sortableSerialise(markerTime)]
         let parts = IndexLayout.MarkerParts(record.marker)
         let displayName = record.displayName ?? parts.fileName
-        values[IndexLayout.displayNameSlot] = Data(displayName.lowercased().utf8)
+        values[IndexLayout.displayNameSlot] = Self.sortKey(displayName)
         var newSlots = false
         for (name, value) in record.values ?? [:] {
             let slot = slots[name] ?? {
@@ -173,7 +173,7 @@ public final class Indexer {
             }()
             switch value {
             case .number(let number): values[slot] = SearchIndex.sortableSerialise(number)
-            case .text(let text): values[slot] = Data(text.lowercased().utf8)
+            case .text(let text): values[slot] = Self.sortKey(text)
             }
         }
         if newFields { try index.setMetadata(fields.sorted().joined(separator: ","), forKey: IndexLayout.fieldsKey) }
@@ -187,6 +187,25 @@ public final class Indexer {
         return IndexDocument(uniqueTerm: IndexLayout.uniquePrefix + uri,
                              booleanTerms: [IndexLayout.booleanTerm(IndexLayout.entityPrefix, entity), IndexLayout.booleanTerm(IndexLayout.storePrefix, store)],
                              fields: fieldTexts, values: values, data: try encoder.encode(data))
+    }
+}
+
+extension Indexer {
+    /// A text value as sorted: lower-cased, in UTF-8. The same bytes as `text.lowercased()` (which
+    /// maps every scalar through its lowercase mapping), with ASCII mapped directly: the standard
+    /// library's per-scalar path makes a string per scalar, and every indexed text goes through here.
+    static func sortKey(_ text: String) -> Data {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            if scalar.isASCII {
+                let byte = UInt8(truncatingIfNeeded: scalar.value)
+                bytes.append(byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte)
+            } else {
+                bytes.append(contentsOf: scalar.properties.lowercaseMapping.utf8)
+            }
+        }
+        return Data(bytes)
     }
 }
 
