@@ -156,4 +156,16 @@ import Testing
         let name = context.performAndWait { context.object(with: id).value(forKey: "name") as? String }
         #expect(name == "queued")
     }
+
+    @Test func temporaryIDsAreDistinctVersionFourUUIDs() {
+        let entity = EntityDescription(name: "Post", properties: [])
+        let uris = (0..<2000).map { _ in ManagedObjectID(temporaryFor: entity).uriRepresentation().absoluteString }
+        #expect(Set(uris).count == uris.count)
+        for _ in 0..<200 {
+            let text = ManagedObjectID.randomUUID().uuidString
+            let version = text[text.index(text.startIndex, offsetBy: 14)]
+            let variant = text[text.index(text.startIndex, offsetBy: 19)]
+            #expect(version == "4" && "89AB".contains(variant), "\(text)")
+        }
+    }
 }

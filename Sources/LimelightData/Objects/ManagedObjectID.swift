@@ -26,7 +26,20 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     init(temporaryFor entity: EntityDescription) {
         self.entity = entity
         self.storeIdentifier = nil
-        self.key = .temporary(UUID())
+        self.key = .temporary(Self.randomUUID())
+    }
+
+    /// A random (version 4) UUID from the standard library's system generator. Every object
+    /// starts with a temporary ID, fetched ones too, and Foundation's `UUID()` on Linux opens,
+    /// reads and closes /dev/urandom each time: three system calls per object fetched.
+    static func randomUUID() -> UUID {
+        var generator = SystemRandomNumberGenerator()
+        var bits = (generator.next() as UInt64, generator.next() as UInt64)
+        return withUnsafeMutableBytes(of: &bits) { bytes in
+            bytes[6] = (bytes[6] & 0x0F) | 0x40
+            bytes[8] = (bytes[8] & 0x3F) | 0x80
+            return UUID(uuid: bytes.load(as: uuid_t.self))
+        }
     }
 
     public var isTemporaryID: Bool {
