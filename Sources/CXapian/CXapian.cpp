@@ -147,6 +147,14 @@ int cx_writer_commit(cx_writer *writer, cx_error *error) {
     return guarded(error, [&] { writer->db.commit(); });
 }
 
+int cx_writer_begin_transaction(cx_writer *writer, cx_error *error) {
+    return guarded(error, [&] { writer->db.begin_transaction(); });
+}
+
+int cx_writer_commit_transaction(cx_writer *writer, cx_error *error) {
+    return guarded(error, [&] { writer->db.commit_transaction(); });
+}
+
 int cx_writer_set_metadata(cx_writer *writer, const char *key, const char *value, cx_error *error) {
     return guarded(error, [&] { writer->db.set_metadata(key, value); });
 }

@@ -38,6 +38,10 @@ int cx_writer_replace(cx_writer *writer, const char *unique_term, const cx_doc *
 int cx_writer_delete(cx_writer *writer, const char *unique_term, cx_error *error);
 int cx_writer_contains(cx_writer *writer, const char *term, cx_error *error);  // 1, 0, or -1 on error
 int cx_writer_commit(cx_writer *writer, cx_error *error);
+// A transaction (Xapian's, flushed): nothing is committed until cx_writer_commit_transaction, not
+// even by Xapian's automatic commit every XAPIAN_FLUSH_THRESHOLD changes.
+int cx_writer_begin_transaction(cx_writer *writer, cx_error *error);
+int cx_writer_commit_transaction(cx_writer *writer, cx_error *error);
 int cx_writer_set_metadata(cx_writer *writer, const char *key, const char *value, cx_error *error);
 // Returns a malloc'd string ("" when unset), or NULL on error.
 char *cx_writer_get_metadata(cx_writer *writer, const char *key, cx_error *error);

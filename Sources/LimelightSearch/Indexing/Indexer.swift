@@ -110,6 +110,14 @@ public final class Indexer {
     @discardableResult
     public func apply(changed: [String], removedURIs: [String], progress: ((Int) -> Void)? = nil) -> BatchReport {
         var report = BatchReport()
+        // One transaction per batch: however large, the batch is written to the index once.
+        var inTransaction = true
+        do {
+            try index.beginTransaction()
+        } catch {
+            inTransaction = false
+            logger.error("cannot start a transaction, committing as Xapian sees fit: \(error)")
+        }
         for uri in removedURIs {
             do {
                 try index.deleteDocument(uniqueTerm: IndexLayout.uniquePrefix + uri)
@@ -140,7 +148,7 @@ public final class Indexer {
         if failures.count > 200 { failures = Dictionary(uniqueKeysWithValues: failures.prefix(200).map { ($0.key, $0.value) }) }
         do {
             try index.setMetadata(ISO8601DateFormatter().string(from: Date()), forKey: IndexLayout.lastCommitKey)
-            try index.commit()
+            if inTransaction { try index.commitTransaction() } else { try index.commit() }
         } catch {
             logger.error("commit failed: \(error)")
         }

@@ -69,6 +69,18 @@ public final class SearchIndex: @unchecked Sendable {
         try xapianCall(path: path, { cx_writer_commit(handle, $0) }, failed: { $0 != 0 })
     }
 
+    /// Starts a transaction: nothing is committed until `commitTransaction()`, not even by
+    /// Xapian's own commit every 10,000 changes. A bulk run in one transaction writes each block
+    /// of the index once, where commits along the way would copy the blocks they touch again.
+    public func beginTransaction() throws {
+        try xapianCall(path: path, { cx_writer_begin_transaction(handle, $0) }, failed: { $0 != 0 })
+    }
+
+    /// Commits the transaction's changes, durably and visibly to readers.
+    public func commitTransaction() throws {
+        try xapianCall(path: path, { cx_writer_commit_transaction(handle, $0) }, failed: { $0 != 0 })
+    }
+
     public var documentCount: Int {
         var error = cx_error(code: 0, message: nil)
         defer { cx_error_clear(&error) }
