@@ -147,6 +147,14 @@ int cx_writer_commit(cx_writer *writer, cx_error *error) {
     return guarded(error, [&] { writer->db.commit(); });
 }
 
+int cx_writer_begin_transaction(cx_writer *writer, cx_error *error) {
+    return guarded(error, [&] { writer->db.begin_transaction(); });
+}
+
+int cx_writer_commit_transaction(cx_writer *writer, cx_error *error) {
+    return guarded(error, [&] { writer->db.commit_transaction(); });
+}
+
 int cx_writer_set_metadata(cx_writer *writer, const char *key, const char *value, cx_error *error) {
     return guarded(error, [&] { writer->db.set_metadata(key, value); });
 }
@@ -189,6 +197,15 @@ cx_doc *cx_doc_new(const char *language, cx_error *error) {
 }
 
 void cx_doc_free(cx_doc *doc) { delete doc; }
+
+void cx_doc_clear(cx_doc *doc) {
+    cx_error ignored{0, nullptr};
+    guarded(&ignored, [&] {
+        doc->document = Xapian::Document();
+        doc->generator.set_document(doc->document);
+    });
+    cx_error_clear(&ignored);
+}
 
 void cx_doc_set_data(cx_doc *doc, const char *data, size_t length) {
     cx_error ignored{0, nullptr};

@@ -54,7 +54,7 @@ extension Limelight {
             discussion: "Shows a progress bar on standard error when it is a terminal.")
         @Option(help: "The index (default: $XDG_DATA_HOME/limelight/index).") var index: String?
         @Option(help: "Stemming language (a Xapian stemmer name, or none).") var language = "english"
-        @Option(help: "Markers per commit.") var batchSize = 5000
+        @Option(help: "Markers per commit: each batch is one Xapian transaction, written once.") var batchSize = 100_000
 
         func validate() throws {
             guard batchSize > 0 else { throw ValidationError("--batch-size must be positive") }

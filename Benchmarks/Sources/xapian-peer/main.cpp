@@ -2,9 +2,11 @@
 //
 //   xapian-peer index <db> <corpus.tsv>
 //     Indexes every line `id<TAB>name<TAB>text` the way a Xapian program would that offers what
-//     Limelight offers: a field per property (XPNAME, XPTEXT), the whole text unprefixed, a unique
-//     `Q` term used with replace_document, stemming, document data — all in one transaction.
-//     Prints the number of documents and the seconds taken.
+//     Limelight offers, so both write the same documents: a field per property (XPNAME, XPTEXT),
+//     the whole text unprefixed, stemming, a unique `Q` term (the object URI) used with
+//     replace_document, entity and store filter terms, sortable values (modification time,
+//     display name, each property, lower-cased) and the snippet text, and document data naming
+//     the record — all in one transaction. Prints the number of documents and the seconds taken.
 //
 //   xapian-peer watch <db>
 //     Reads terms from stdin, one per line, and prints `<term> <CLOCK_MONOTONIC ns>` as soon as each
@@ -39,6 +41,11 @@ int index_corpus(const std::string &db_path, const std::string &corpus_path) {
     Xapian::TermGenerator generator;
     generator.set_stemmer(Xapian::Stem("english"));
     generator.set_stemming_strategy(Xapian::TermGenerator::STEM_SOME);
+    // A store UUID and records folder as long as Limelight's (the text of terms and data is
+    // what costs, not what it says).
+    const std::string store = "5EBAEA45-0A4B-43C1-894D-603D84A82BD0";
+    const std::string records = corpus_path.substr(0, corpus_path.rfind('/') + 1) + "records/" + store;
+    const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     db.begin_transaction();
     std::string line;
     long count = 0;
@@ -54,9 +61,19 @@ int index_corpus(const std::string &db_path, const std::string &corpus_path) {
         generator.index_text(text, 1, "XPTEXT");
         generator.increase_termpos();
         generator.index_text(name + " " + text);
-        std::string unique = "Q" + id;
+        // What Limelight's documents carry besides the text, with names of the same shape.
+        std::string uri = "x-coredata://" + store + "/Note/p" + id;
+        std::string unique = "Q" + uri;
         document.add_boolean_term(unique);
-        document.set_data(id + "\t" + name);
+        document.add_boolean_term("XE:Note");
+        document.add_boolean_term("XS:" + store);
+        document.add_value(0, Xapian::sortable_serialise(now));
+        document.add_value(1, Xapian::Unicode::tolower(name));
+        document.add_value(2, name + " \u2014 " + text);
+        document.add_value(10, Xapian::Unicode::tolower(name));
+        document.add_value(11, Xapian::Unicode::tolower(text));
+        document.set_data("{\"marker\":\"" + records + "/Note/" + id + ".note\",\"uri\":\"" + uri +
+                          "\",\"entity\":\"Note\",\"store\":\"" + store + "\",\"displayName\":\"" + name + "\"}");
         db.replace_document(unique, document);
         ++count;
     }

@@ -38,6 +38,10 @@ int cx_writer_replace(cx_writer *writer, const char *unique_term, const cx_doc *
 int cx_writer_delete(cx_writer *writer, const char *unique_term, cx_error *error);
 int cx_writer_contains(cx_writer *writer, const char *term, cx_error *error);  // 1, 0, or -1 on error
 int cx_writer_commit(cx_writer *writer, cx_error *error);
+// A transaction (Xapian's, flushed): nothing is committed until cx_writer_commit_transaction, not
+// even by Xapian's automatic commit every XAPIAN_FLUSH_THRESHOLD changes.
+int cx_writer_begin_transaction(cx_writer *writer, cx_error *error);
+int cx_writer_commit_transaction(cx_writer *writer, cx_error *error);
 int cx_writer_set_metadata(cx_writer *writer, const char *key, const char *value, cx_error *error);
 // Returns a malloc'd string ("" when unset), or NULL on error.
 char *cx_writer_get_metadata(cx_writer *writer, const char *key, cx_error *error);
@@ -52,6 +56,8 @@ int cx_writer_terms(cx_writer *writer, const char *prefix, unsigned slot, cx_ter
 // A document being built: free text goes through a TermGenerator with the given stemmer.
 cx_doc *cx_doc_new(const char *language, cx_error *error);
 void cx_doc_free(cx_doc *doc);
+// Empties the document for reuse, keeping its TermGenerator and stemmer (made once, not per document).
+void cx_doc_clear(cx_doc *doc);
 void cx_doc_set_data(cx_doc *doc, const char *data, size_t length);
 int cx_doc_add_boolean_term(cx_doc *doc, const char *term, cx_error *error);
 int cx_doc_add_value(cx_doc *doc, unsigned slot, const char *value, size_t length, cx_error *error);

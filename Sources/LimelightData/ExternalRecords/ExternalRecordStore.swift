@@ -6,8 +6,13 @@ public final class ExternalRecordReader {
     public let elements: ExternalRecordElements
     public let context: ManagedObjectContext
 
-    public init(markerPath: String, roots: [String: URL] = ExternalRecordsRegistry.registeredRoots()) throws {
-        elements = try ExternalRecordPath.decode(markerPath, roots: roots)
+    public convenience init(markerPath: String, roots: [String: URL] = ExternalRecordsRegistry.registeredRoots()) throws {
+        try self.init(elements: ExternalRecordPath.decode(markerPath, roots: roots))
+    }
+
+    /// Opens the store of markers already decoded.
+    public init(elements: ExternalRecordElements) throws {
+        self.elements = elements
         let model = try ManagedObjectModel(contentsOf: elements.modelURL)
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(type: .sqlite, at: elements.storeURL, options: [StoreOption.readOnly: true])

@@ -14,43 +14,86 @@ public final class GenericImporter {
     public init(registry: URL? = nil) { self.registry = registry }
 
     /// The registered roots, read once per batch rather than once per record (reading them is a
-    /// directory listing and a file per store); a marker they do not cover reads them again.
-    private var cachedRoots: [String: URL]?
+    /// directory listing and a file per store), with a decoder that remembers what the markers
+    /// of a folder share; a marker they do not cover reads the roots again.
+    private var cachedDecoder: ExternalRecordPathDecoder?
 
-    private func roots(fresh: Bool = false) -> [String: URL] {
-        if !fresh, let cachedRoots { return cachedRoots }
+    private func decoder(fresh: Bool = false) -> ExternalRecordPathDecoder {
+        if !fresh, let cachedDecoder { return cachedDecoder }
         let roots = registry.map(ExternalRecordsRegistry.registeredRoots(in:)) ?? ExternalRecordsRegistry.registeredRoots()
-        cachedRoots = roots
-        return roots
+        let decoder = ExternalRecordPathDecoder(roots: roots)
+        cachedDecoder = decoder
+        return decoder
     }
 
     /// Drops cached store connections and roots, e.g. after a batch, so files can be moved or deleted.
     public func closeStores() {
         readers = [:]
-        cachedRoots = nil
+        cachedDecoder = nil
     }
 
     public func importRecord(markerPath: String) throws -> IndexRecord {
-        let elements: ExternalRecordElements
-        do {
-            elements = try ExternalRecordPath.decode(markerPath, roots: roots())
-        } catch {
-            // Perhaps a store registered since the roots were read.
-            elements = try ExternalRecordPath.decode(markerPath, roots: roots(fresh: true))
-        }
+        let elements = try decode(markerPath)
         let context = try self.context(for: elements)
-        guard let id = context.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: elements.objectURI) else {
-            throw ExternalRecordError(path: markerPath, reason: "store \(elements.storeURL.path) is not store \(elements.storeIdentifier)")
-        }
+        let id = try objectID(elements, in: context)
         // Fresh values: another process may have saved since the last record of this store.
         if let registered = context.registeredObject(for: id) { context.refresh(registered, mergeChanges: false) }
         let object = try context.existingObject(with: id)
         return Self.record(for: object, markerPath: markerPath, storeIdentifier: elements.storeIdentifier)
     }
 
+    /// Imports many markers at once, in order, each with its own outcome: the objects of one
+    /// store are read with one query per `chunkSize` of them rather than one per record.
+    public func importRecords(markerPaths: [String], chunkSize: Int = 500) -> [Result<IndexRecord, any Error>] {
+        var results = [Result<IndexRecord, any Error>?](repeating: nil, count: markerPaths.count)
+        var pending: [(position: Int, object: ManagedObject, context: ManagedObjectContext, store: String)] = []
+        for (position, markerPath) in markerPaths.enumerated() {
+            do {
+                let elements = try decode(markerPath)
+                let context = try self.context(for: elements)
+                let id = try objectID(elements, in: context)
+                if let registered = context.registeredObject(for: id) { context.refresh(registered, mergeChanges: false) }
+                pending.append((position, context.object(with: id), context, elements.storeIdentifier))
+            } catch {
+                results[position] = .failure(error)
+            }
+        }
+        for start in stride(from: 0, to: pending.count, by: max(1, chunkSize)) {
+            let chunk = pending[start..<min(pending.count, start + max(1, chunkSize))]
+            for group in Dictionary(grouping: chunk, by: { ObjectIdentifier($0.context) }).values {
+                // A failing query leaves its objects faults; each is then read alone below and
+                // reports its own error, as a single import would.
+                try? group.first?.context.fireFaults(group.map(\.object))
+            }
+            for item in chunk {
+                results[item.position] = Result {
+                    let object = item.object.isFault ? try item.context.existingObject(with: item.object.objectID) : item.object
+                    return Self.record(for: object, markerPath: markerPaths[item.position], storeIdentifier: item.store)
+                }
+            }
+        }
+        return results.map { $0 ?? .failure(ExternalRecordError(path: "", reason: "not imported")) }
+    }
+
+    private func decode(_ markerPath: String) throws -> ExternalRecordElements {
+        do {
+            return try decoder().decode(markerPath)
+        } catch {
+            // Perhaps a store registered since the roots were read.
+            return try decoder(fresh: true).decode(markerPath)
+        }
+    }
+
+    private func objectID(_ elements: ExternalRecordElements, in context: ManagedObjectContext) throws -> ManagedObjectID {
+        guard let id = context.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: elements.objectURI) else {
+            throw ExternalRecordError(path: elements.markerURL.path, reason: "store \(elements.storeURL.path) is not store \(elements.storeIdentifier)")
+        }
+        return id
+    }
+
     private func context(for elements: ExternalRecordElements) throws -> ManagedObjectContext {
         if let cached = readers[elements.storeIdentifier], cached.elements.storeURL == elements.storeURL { return cached.context }
-        let reader = try ExternalRecordReader(markerPath: elements.markerURL.path, roots: roots())
+        let reader = try ExternalRecordReader(elements: elements)
         readers[elements.storeIdentifier] = (reader.context, elements)
         return reader.context
     }
@@ -84,7 +127,7 @@ public final class GenericImporter {
         let displayName = displayKey.flatMap { text(of: object.value(forKey: $0)) }
             ?? object.entity.properties.first { $0.isIndexedBySpotlight && ($0 as? AttributeDescription)?.attributeType == .string }
                 .flatMap { text(of: object.value(forKey: $0.name)) }
-        return IndexRecord(marker: markerPath, uri: object.objectID.uriRepresentation().absoluteString, entity: object.entity.name,
+        return IndexRecord(marker: markerPath, uri: object.objectID.uriString, entity: object.entity.name,
                            store: storeIdentifier, displayName: displayName, fields: fields, values: values)
     }
 

@@ -53,11 +53,48 @@ public enum IndexLayout {
     /// The object URI a marker path stands for, from the path alone:
     /// `<records root = …/STORE-UUID>/<Entity>/<pk>.<ext>` → `x-coredata://STORE-UUID/Entity/p<pk>`.
     public static func objectURI(forMarker path: String) -> String? {
-        let url = URL(fileURLWithPath: path)
-        let key = url.deletingPathExtension().lastPathComponent
-        let entity = url.deletingLastPathComponent().lastPathComponent
-        let store = url.deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
-        guard let pk = Int64(key), pk > 0, !entity.isEmpty, !store.isEmpty, !entity.hasPrefix(".") else { return nil }
-        return "x-coredata://\(store)/\(entity)/p\(pk)"
+        let parts = MarkerParts(path)
+        guard let pk = Int64(parts.key), pk > 0, !parts.entity.isEmpty, !parts.store.isEmpty, !parts.entity.hasPrefix(".") else { return nil }
+        return "x-coredata://\(parts.store)/\(parts.entity)/p\(pk)"
+    }
+
+    /// A marker's extension (`note` for `…/Note/7.note`), or "" when it has none.
+    public static func fileExtension(ofMarker path: String) -> String {
+        let name = MarkerParts(path).fileName
+        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else { return "" }
+        return String(name[name.utf8.index(after: dot)...])
+    }
+
+    /// The last three components of a marker path, taken apart as text. (Foundation's file URLs
+    /// would do the same, but on Linux each one asks the file system whether the path is a
+    /// folder, which is a system call per marker and per component.)
+    public struct MarkerParts {
+        /// The store UUID (the records root's name), the entity's folder and the file's name.
+        public var store: String
+        public var entity: String
+        public var fileName: String
+        /// The file's name without its extension.
+        public var key: String
+
+        public init(_ path: String) {
+            let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+            // Walked from the end over UTF-8 bytes: `/` is ASCII, so every cut is a valid index.
+            let slash = UInt8(ascii: "/")
+            var rest = Substring(absolute)
+            var names: [Substring] = []
+            while names.count < 3, let cut = rest.utf8.lastIndex(of: slash) {
+                let name = rest[rest.utf8.index(after: cut)...]
+                if !name.isEmpty { names.append(name) }
+                rest = rest[..<cut]
+            }
+            fileName = names.count > 0 ? String(names[0]) : ""
+            entity = names.count > 1 ? String(names[1]) : ""
+            store = names.count > 2 ? String(names[2]) : ""
+            if let dot = fileName.utf8.lastIndex(of: UInt8(ascii: ".")), dot != fileName.startIndex {
+                key = String(fileName[..<dot])
+            } else {
+                key = fileName
+            }
+        }
     }
 }

@@ -15,6 +15,8 @@ public final class Indexer {
     private var fields: Set<String>
     private var slots: [String: UInt32]
     private let logger = Logger(label: "limelight.indexer")
+    /// One encoder for every document's data rather than one per document.
+    private let encoder = JSONEncoder()
     /// Recent failures, marker → reason, for `limelight status`.
     public private(set) var failures: [String: String] = [:]
 
@@ -58,7 +60,7 @@ public final class Indexer {
 
     /// Imports one marker into a record, through its program or the generic importer.
     public func importRecord(markerPath: String) throws -> IndexRecord {
-        let ext = URL(fileURLWithPath: markerPath).pathExtension
+        let ext = IndexLayout.fileExtension(ofMarker: markerPath)
         if let manifest = manifests[ext] {
             let program = programs[ext] ?? ImporterProcess(manifest: manifest)
             programs[ext] = program
@@ -69,11 +71,53 @@ public final class Indexer {
         return try generic.importRecord(markerPath: markerPath)
     }
 
+    /// Markers imported per chunk: the generic importer reads a chunk's objects with a query per
+    /// 500, and the writer works on one chunk while the next is read.
+    static let importChunkSize = 1000
+
+    /// One marker as imported: its modification time (nil when it is gone) and its record.
+    struct ImportedMarker {
+        var marker: String
+        var markerTime: Double?
+        var outcome: Result<IndexRecord, any Error>
+    }
+
+    /// Imports a chunk of markers: those with an importer program through it, one by one, the
+    /// rest through the generic importer together.
+    private func importChunk(_ markers: [String]) -> [ImportedMarker] {
+        let times = markers.map(AtomicFileTime.modificationTime)
+        var outcomes = [Result<IndexRecord, any Error>?](repeating: nil, count: markers.count)
+        var genericPositions: [Int] = []
+        for (position, marker) in markers.enumerated() where times[position] != nil {
+            if manifests[IndexLayout.fileExtension(ofMarker: marker)] != nil {
+                outcomes[position] = Result { try importRecord(markerPath: marker) }
+            } else {
+                genericPositions.append(position)
+            }
+        }
+        let imported = generic.importRecords(markerPaths: genericPositions.map { markers[$0] })
+        for (position, outcome) in zip(genericPositions, imported) { outcomes[position] = outcome }
+        return markers.indices.map { position in
+            ImportedMarker(marker: markers[position], markerTime: times[position],
+                           outcome: outcomes[position] ?? .failure(ExternalRecordError(path: markers[position], reason: "the marker is gone")))
+        }
+    }
+
     /// Indexes `changed` markers and removes the documents of `removedURIs`, then commits once.
     /// `progress` is called after each marker with the number done so far.
+    ///
+    /// Records are imported on a second thread while this one writes them to the index.
     @discardableResult
     public func apply(changed: [String], removedURIs: [String], progress: ((Int) -> Void)? = nil) -> BatchReport {
         var report = BatchReport()
+        // One transaction per batch: however large, the batch is written to the index once.
+        var inTransaction = true
+        do {
+            try index.beginTransaction()
+        } catch {
+            inTransaction = false
+            logger.error("cannot start a transaction, committing as Xapian sees fit: \(error)")
+        }
         for uri in removedURIs {
             do {
                 try index.deleteDocument(uniqueTerm: IndexLayout.uniquePrefix + uri)
@@ -82,24 +126,29 @@ public final class Indexer {
                 logger.error("cannot remove \(uri): \(error)")
             }
         }
-        for (done, marker) in changed.enumerated() {
-            defer { progress?(done + 1) }
-            do {
-                guard let mtime = AtomicFileTime.modificationTime(marker) else { continue }
-                let record = try importRecord(markerPath: marker)
-                try index.replaceDocument(document(for: record, markerTime: mtime))
-                report.indexed += 1
-                failures[marker] = nil
-            } catch {
-                report.failed += 1
-                failures[marker] = "\(error)"
-                logger.error("cannot index \(marker): \(error)")
+        let pipeline = ImportPipeline(markers: changed, chunkSize: Self.importChunkSize) { [unowned self] in importChunk($0) }
+        var done = 0
+        while let chunk = pipeline.next() {
+            for item in chunk {
+                done += 1
+                defer { progress?(done) }
+                // A marker removed since it was listed is the removal's business, not a failure.
+                guard let markerTime = item.markerTime else { continue }
+                do {
+                    try index.replaceDocument(document(for: item.outcome.get(), markerTime: markerTime))
+                    report.indexed += 1
+                    failures[item.marker] = nil
+                } catch {
+                    report.failed += 1
+                    failures[item.marker] = "\(error)"
+                    logger.error("cannot index \(item.marker): \(error)")
+                }
             }
         }
         if failures.count > 200 { failures = Dictionary(uniqueKeysWithValues: failures.prefix(200).map { ($0.key, $0.value) }) }
         do {
             try index.setMetadata(ISO8601DateFormatter().string(from: Date()), forKey: IndexLayout.lastCommitKey)
-            try index.commit()
+            if inTransaction { try index.commitTransaction() } else { try index.commit() }
         } catch {
             logger.error("commit failed: \(error)")
         }
@@ -119,8 +168,9 @@ public final class Indexer {
         }
         if let text = record.text, !text.isEmpty { fieldTexts.append(("", text)) }
         var values: [UInt32: Data] = [IndexLayout.markerTimeSlot: SearchIndex.sortableSerialise(markerTime)]
-        let displayName = record.displayName ?? URL(fileURLWithPath: record.marker).lastPathComponent
-        values[IndexLayout.displayNameSlot] = Data(displayName.lowercased().utf8)
+        let parts = IndexLayout.MarkerParts(record.marker)
+        let displayName = record.displayName ?? parts.fileName
+        values[IndexLayout.displayNameSlot] = Self.sortKey(displayName)
         var newSlots = false
         for (name, value) in record.values ?? [:] {
             let slot = slots[name] ?? {
@@ -131,7 +181,7 @@ public final class Indexer {
             }()
             switch value {
             case .number(let number): values[slot] = SearchIndex.sortableSerialise(number)
-            case .text(let text): values[slot] = Data(text.lowercased().utf8)
+            case .text(let text): values[slot] = Self.sortKey(text)
             }
         }
         if newFields { try index.setMetadata(fields.sorted().joined(separator: ","), forKey: IndexLayout.fieldsKey) }
@@ -139,12 +189,31 @@ public final class Indexer {
             try index.setMetadata(slots.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ","), forKey: IndexLayout.slotsKey)
         }
         values[IndexLayout.snippetSlot] = Data(fieldTexts.map(\.text).filter { !$0.isEmpty }.joined(separator: " — ").utf8)
-        let entity = record.entity ?? URL(fileURLWithPath: record.marker).deletingLastPathComponent().lastPathComponent
-        let store = record.store ?? URL(fileURLWithPath: record.marker).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+        let entity = record.entity ?? parts.entity
+        let store = record.store ?? parts.store
         let data = IndexLayout.DocumentData(marker: record.marker, uri: uri, entity: entity, store: store, displayName: displayName)
         return IndexDocument(uniqueTerm: IndexLayout.uniquePrefix + uri,
                              booleanTerms: [IndexLayout.booleanTerm(IndexLayout.entityPrefix, entity), IndexLayout.booleanTerm(IndexLayout.storePrefix, store)],
-                             fields: fieldTexts, values: values, data: try JSONEncoder().encode(data))
+                             fields: fieldTexts, values: values, data: try encoder.encode(data))
+    }
+}
+
+extension Indexer {
+    /// A text value as sorted: lower-cased, in UTF-8. The same bytes as `text.lowercased()` (which
+    /// maps every scalar through its lowercase mapping), with ASCII mapped directly: the standard
+    /// library's per-scalar path makes a string per scalar, and every indexed text goes through here.
+    static func sortKey(_ text: String) -> Data {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            if scalar.isASCII {
+                let byte = UInt8(truncatingIfNeeded: scalar.value)
+                bytes.append(byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte)
+            } else {
+                bytes.append(contentsOf: scalar.properties.lowercaseMapping.utf8)
+            }
+        }
+        return Data(bytes)
     }
 }
 

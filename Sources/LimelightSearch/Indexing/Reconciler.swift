@@ -12,17 +12,26 @@ public struct Reconciler {
         public var unchanged = 0
     }
 
-    /// Every marker under `root` (`<root>/<Entity>/<pk>.<ext>`).
+    /// Every marker under `root` (`<root>/<Entity>/<pk>.<ext>`), by entity and then by key.
+    ///
+    /// In key order rather than the directory's (hash) order, the importer reads the store's rows
+    /// in the order they lie in its table, and the index gets its documents in the order of their
+    /// objects.
     public static func markers(in root: URL) -> [String] {
         let fileManager = FileManager.default
         guard let entities = try? fileManager.contentsOfDirectory(atPath: root.path) else { return [] }
         var result: [String] = []
-        for entity in entities where !entity.hasPrefix(".") {
+        for entity in entities.sorted() where !entity.hasPrefix(".") {
             let folder = root.appendingPathComponent(entity).path
             guard let files = try? fileManager.contentsOfDirectory(atPath: folder) else { continue }
-            for file in files where !file.hasPrefix(".") && IndexLayout.objectURI(forMarker: folder + "/" + file) != nil {
-                result.append(folder + "/" + file)
+            var keyed: [(key: Int64, path: String)] = []
+            for file in files where !file.hasPrefix(".") {
+                let path = folder + "/" + file
+                if IndexLayout.objectURI(forMarker: path) != nil, let key = Int64(IndexLayout.MarkerParts(path).key) {
+                    keyed.append((key, path))
+                }
             }
+            result += keyed.sorted { $0.key < $1.key || ($0.key == $1.key && $0.path < $1.path) }.map(\.path)
         }
         return result
     }
