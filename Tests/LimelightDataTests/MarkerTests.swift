@@ -167,6 +167,11 @@ import Testing
             let rows = try context.fetch(FetchRequest(entityName: "Note"))
             let files = try markers(context)
             sawRows = sawRows || !rows.isEmpty
+            let noteFolder = try #require(context.persistentStoreCoordinator?.persistentStores.first.flatMap { store in
+                store.externalRecordsConfiguration?.recordsRoot(storeIdentifier: store.identifier).appendingPathComponent("Note").path
+            })
+            let leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: noteFolder)) ?? []).filter { $0.hasSuffix(".tmp") }
+            #expect(leftovers.isEmpty, "round \(round): temporary files left: \(leftovers.prefix(3))")
             #expect(Set(files.keys) == Set(rows.compactMap(\.objectID.primaryKey)), "round \(round)")
             for row in rows {
                 let content = files[row.objectID.primaryKey ?? 0]

@@ -26,13 +26,18 @@ import Testing
         }
     }
 
+    /// Inserts `count` notes titled "<prefix> <n>" into `context`.
+    func insertNotes(_ count: Int, titled prefix: String = "note", into context: ManagedObjectContext) throws {
+        for number in 0..<count {
+            try context.insertNewObject(forEntityName: "Note").setValue("\(prefix) \(number)", forKey: "title")
+        }
+    }
+
     @Test func markersAreOnDiskAfterTheFlushAndTheJournalIsEmpty() throws {
         let folder = try TemporaryFolder()
         let url = folder.file("notes.sqlite")
         let context = try helpers.open(url)
-        for number in 0..<300 {
-            try context.insertNewObject(forEntityName: "Note").setValue("note \(number)", forKey: "title")
-        }
+        try insertNotes(300, into: context)
         try context.save()
         try helpers.flush(context)
         #expect(try helpers.markers(context).count == 300)
@@ -56,9 +61,7 @@ import Testing
         let folder = try TemporaryFolder()
         let url = folder.file("notes.sqlite")
         let context = try helpers.open(url)
-        for number in 0..<100 {
-            try context.insertNewObject(forEntityName: "Note").setValue("note \(number)", forKey: "title")
-        }
+        try insertNotes(100, into: context)
         try context.save()
         let coordinator = try #require(context.persistentStoreCoordinator)
         let store = try #require(coordinator.persistentStores.first)
@@ -74,9 +77,7 @@ import Testing
         let url = folder.file("notes.sqlite")
         let first = try helpers.open(url)
         let second = try helpers.open(url)
-        for number in 0..<200 {
-            try first.insertNewObject(forEntityName: "Note").setValue("note \(number)", forKey: "title")
-        }
+        try insertNotes(200, into: first)
         try first.save()
         // Without flushing: each coordinator's writer runs while the other saves.
         for round in 0..<20 {
@@ -135,9 +136,7 @@ import Testing
         let aside = folder.file("Note-aside")
         try FileManager.default.moveItem(at: notes, to: aside)
         try Data().write(to: notes)
-        for number in 0..<50 {
-            try opened.insertNewObject(forEntityName: "Note").setValue("while blocked \(number)", forKey: "title")
-        }
+        try insertNotes(50, titled: "while blocked", into: opened)
         try opened.save()   // the save commits whatever the folder does
         #expect(throws: PersistenceError.self) { try helpers.flush(opened) }
         #expect(try journalCount(url) == 50)

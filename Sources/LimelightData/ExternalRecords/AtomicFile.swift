@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,13 +8,22 @@ import Glibc
 /// flushed, then renamed into place. The modification time always moves forward, even when two
 /// writes land within the file system's timestamp granularity, so watchers see every rewrite.
 enum AtomicFile {
+    private static let processID = getpid()
+    private static let counter = Atomic<UInt64>(0)
+
     /// With `durable`, the file is flushed before the rename. Markers skip that: their durability
     /// comes from the journal, which is cleared only after one `syncfs` for the whole batch.
     static func write(_ data: Data, to url: URL, permissions: Int = 0o600, durable: Bool = false) throws {
         let directory = url.deletingLastPathComponent().path
         let previous = modificationTime(url.path)
-        let temporary = "\(directory)/.\(url.lastPathComponent).\(UUID().uuidString.prefix(8)).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(permissions))
+        // The process ID and a counter make the name unique among live writers without reading
+        // /dev/urandom per file (as UUID() does); one left by a killed process with the same ID
+        // is stepped over.
+        var temporary: String, fd: Int32
+        repeat {
+            temporary = "\(directory)/.\(url.lastPathComponent).\(processID)-\(counter.add(1, ordering: .relaxed).newValue).tmp"
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(permissions))
+        } while fd < 0 && errno == EEXIST
         guard fd >= 0 else { throw posixError("cannot create", temporary) }
         var written = 0
         let ok: Bool = data.withUnsafeBytes { buffer in

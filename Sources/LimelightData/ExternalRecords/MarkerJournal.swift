@@ -46,6 +46,10 @@ final class MarkerJournal: SQLiteSaveParticipant {
         }
         // Leftover work (a crash, an unusable folder, another process killed mid-pass) is done
         // before open returns: whoever opens a store expects its records folder in step with it.
+        if try db.scalarInt("SELECT Z_PK FROM \(Self.table) LIMIT 1") != nil {
+            // Work left over: a writer killed mid-write may also have left its temporary file.
+            writer.removeTemporaryFiles(store)
+        }
         writer.drain(store)
     }
 

@@ -94,6 +94,25 @@ final class MarkerWriter: @unchecked Sendable {
         }
     }
 
+    /// Removes the temporary files (`.<marker>.<n>.tmp`) that a writer killed between creating
+    /// and renaming one left in the entity folders. Under the lock, so no live pass is writing one.
+    func removeTemporaryFiles(_ store: SQLiteStore) {
+        let root = configuration.recordsRoot(storeIdentifier: store.identifier).path
+        let files = FileManager.default
+        do {
+            try exclusively(store) {
+                for folder in (try? files.contentsOfDirectory(atPath: root)) ?? [] where folder != SupportFolder.name {
+                    let path = root + "/" + folder
+                    for name in (try? files.contentsOfDirectory(atPath: path)) ?? [] where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+                        unlink(path + "/" + name)
+                    }
+                }
+            }
+        } catch {
+            logger.error("markers: cannot clear temporary files in \(root): \(error)")
+        }
+    }
+
     // MARK: The pass
 
     private func pass(_ store: SQLiteStore) throws {
