@@ -19,13 +19,13 @@ public struct MarkerContent: Equatable, @unchecked Sendable {
             && NSDictionary(dictionary: lhs.values).isEqual(to: rhs.values)
     }
 
-    init(id: ManagedObjectID, values rawValues: [Any?], resolve: (ManagedObjectID) -> ManagedObjectID = { $0 }) {
+    init(id: ManagedObjectID, values rawValues: [Any?]) {
         objectURI = id.uriString
         entityName = id.entity.name
         storeIdentifier = id.storeIdentifier ?? ""
         var values: [String: Any] = [:]
         for (index, property) in id.entity.properties.enumerated() where property.isStoredInExternalRecord && index < rawValues.count {
-            if let value = Self.plistValue(rawValues[index], resolve: resolve) { values[property.name] = value }
+            if let value = Self.plistValue(rawValues[index]) { values[property.name] = value }
         }
         self.values = values
     }
@@ -37,11 +37,11 @@ public struct MarkerContent: Equatable, @unchecked Sendable {
         self.values = values
     }
 
-    static func plistValue(_ value: Any?, resolve: (ManagedObjectID) -> ManagedObjectID) -> Any? {
+    static func plistValue(_ value: Any?) -> Any? {
         switch value {
         case nil: return nil
-        case let id as ManagedObjectID: return resolve(id).uriString
-        case .loaded(let ids)? as ToManySlot?: return ids.map { resolve($0).uriString }
+        case let id as ManagedObjectID: return id.uriString
+        case .loaded(let ids)? as ToManySlot?: return ids.map(\.uriString)
         case let uuid as UUID: return uuid.uuidString
         case let url as URL: return url.absoluteString
         case let decimal as Decimal: return NSDecimalNumber(decimal: decimal).doubleValue
