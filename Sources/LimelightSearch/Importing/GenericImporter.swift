@@ -33,46 +33,30 @@ public final class GenericImporter {
     }
 
     public func importRecord(markerPath: String) throws -> IndexRecord {
-        let elements = try decode(markerPath)
-        let context = try self.context(for: elements)
-        let id = try objectID(elements, in: context)
-        // Fresh values: another process may have saved since the last record of this store.
-        if let registered = context.registeredObject(for: id) { context.refresh(registered, mergeChanges: false) }
-        let object = try context.existingObject(with: id)
-        return Self.record(for: object, markerPath: markerPath, storeIdentifier: elements.storeIdentifier)
+        // One marker is a batch of one: the same decoding, refreshing and loading.
+        guard let result = importRecords(markerPaths: [markerPath]).first else {
+            throw ExternalRecordError(path: markerPath, reason: "not imported")
+        }
+        return try result.get()
     }
 
     /// Imports many markers at once, in order, each with its own outcome: the objects of one
     /// store are read with one query per `chunkSize` of them rather than one per record.
     public func importRecords(markerPaths: [String], chunkSize: Int = 500) -> [Result<IndexRecord, any Error>] {
-        var results = [Result<IndexRecord, any Error>?](repeating: nil, count: markerPaths.count)
-        var pending: [(position: Int, object: ManagedObject, context: ManagedObjectContext, store: String)] = []
-        for (position, markerPath) in markerPaths.enumerated() {
-            do {
-                let elements = try decode(markerPath)
-                let context = try self.context(for: elements)
-                let id = try objectID(elements, in: context)
-                if let registered = context.registeredObject(for: id) { context.refresh(registered, mergeChanges: false) }
-                pending.append((position, context.object(with: id), context, elements.storeIdentifier))
-            } catch {
-                results[position] = .failure(error)
-            }
+        let faults = markerPaths.map { markerPath in Result { try fault(for: markerPath) } }
+        return zip(markerPaths, FaultBatch.load(faults, chunkSize: chunkSize)).map { markerPath, object in
+            object.map { Self.record(for: $0, markerPath: markerPath, storeIdentifier: $0.objectID.storeIdentifier ?? "") }
         }
-        for start in stride(from: 0, to: pending.count, by: max(1, chunkSize)) {
-            let chunk = pending[start..<min(pending.count, start + max(1, chunkSize))]
-            for group in Dictionary(grouping: chunk, by: { ObjectIdentifier($0.context) }).values {
-                // A failing query leaves its objects faults; each is then read alone below and
-                // reports its own error, as a single import would.
-                try? group.first?.context.fireFaults(group.map(\.object))
-            }
-            for item in chunk {
-                results[item.position] = Result {
-                    let object = item.object.isFault ? try item.context.existingObject(with: item.object.objectID) : item.object
-                    return Self.record(for: object, markerPath: markerPaths[item.position], storeIdentifier: item.store)
-                }
-            }
-        }
-        return results.map { $0 ?? .failure(ExternalRecordError(path: "", reason: "not imported")) }
+    }
+
+    /// The marker's object as a fault in its store's context, refreshed if already registered:
+    /// another process may have saved since the last batch of this store.
+    private func fault(for markerPath: String) throws -> FaultBatch.Item {
+        let elements = try decode(markerPath)
+        let context = try self.context(for: elements)
+        let id = try objectID(elements, in: context)
+        if let registered = context.registeredObject(for: id) { context.refresh(registered, mergeChanges: false) }
+        return FaultBatch.Item(context: context, object: context.object(with: id))
     }
 
     private func decode(_ markerPath: String) throws -> ExternalRecordElements {

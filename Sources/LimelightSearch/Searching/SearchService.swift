@@ -101,11 +101,10 @@ public final class SearchService {
         let decoded = results.hits.compactMap { hit in
             (try? decoder.decode(IndexLayout.DocumentData.self, from: hit.data)).map { (hit: hit, document: $0) }
         }
-        let objects = decoded.map { _, document in Result { try fault(for: document) } }
-        loadTogether(objects)
+        let objects = FaultBatch.load(decoded.map { _, document in Result { try fault(for: document) } })
         for ((hit, document), object) in zip(decoded, objects) {
             do {
-                let object = try loaded(object)
+                let object = try object.get()
                 var values: [String: Any?] = [:]
                 for property in object.entity.properties where property is AttributeDescription {
                     values[property.name] = object.value(forKey: property.name)
@@ -118,14 +117,8 @@ public final class SearchService {
         return outcome
     }
 
-    /// A hit's object, not yet loaded, and the context it belongs to.
-    private struct Pending {
-        var context: ManagedObjectContext
-        var object: ManagedObject
-    }
-
     /// The hit's object as a fault in its store's context, the store opened on first use.
-    private func fault(for document: IndexLayout.DocumentData) throws -> Pending {
+    private func fault(for document: IndexLayout.DocumentData) throws -> FaultBatch.Item {
         let context: ManagedObjectContext
         if let cached = contexts[document.store] {
             context = cached
@@ -138,23 +131,6 @@ public final class SearchService {
               let id = context.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri) else {
             throw ExternalRecordError(path: document.marker, reason: "the object URI \(document.uri) does not belong to the store")
         }
-        return Pending(context: context, object: context.object(with: id))
-    }
-
-    /// Loads the faults with one query per context rather than one per hit. A failure here is not
-    /// reported: every object still a fault afterwards is loaded on its own, which says why.
-    private func loadTogether(_ objects: [Result<Pending, any Error>]) {
-        var byContext: [ObjectIdentifier: (context: ManagedObjectContext, objects: [ManagedObject])] = [:]
-        for case .success(let pending) in objects {
-            byContext[ObjectIdentifier(pending.context), default: (pending.context, [])].objects.append(pending.object)
-        }
-        for group in byContext.values { try? group.context.fireFaults(group.objects) }
-    }
-
-    /// The object with its values, or the error saying why it cannot be had (gone from its store).
-    private func loaded(_ pending: Result<Pending, any Error>) throws -> ManagedObject {
-        let pending = try pending.get()
-        guard pending.object.isFault else { return pending.object }
-        return try pending.context.existingObject(with: pending.object.objectID)
+        return FaultBatch.Item(context: context, object: context.object(with: id))
     }
 }
