@@ -84,9 +84,10 @@ let package = Package(
         .executableTarget(name: "limelight-stress", dependencies: ["LimelightData"], path: "Tests/Tools/MarkerStress",
                          linkerSettings: programLinking),
         // Random and mutated format strings against the predicate parser, evaluator and SQL, for a time or a count.
-        .executableTarget(name: "limelight-predicate-fuzz", dependencies: ["LimelightData"], path: "Tests/Tools/PredicateFuzz",
+        .target(name: "PredicateFixtures", dependencies: ["LimelightData"], path: "Tests/Tools/PredicateFixtures"),
+        .executableTarget(name: "limelight-predicate-fuzz", dependencies: ["LimelightData", "PredicateFixtures"], path: "Tests/Tools/PredicateFuzz",
                          linkerSettings: programLinking),
-        .testTarget(name: "LimelightDataTests", dependencies: ["LimelightData"]),
+        .testTarget(name: "LimelightDataTests", dependencies: ["LimelightData", "PredicateFixtures"]),
         .testTarget(name: "LimelightSearchTests", dependencies: ["LimelightSearch", "LimelightData"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LimelightData"]),
     ],

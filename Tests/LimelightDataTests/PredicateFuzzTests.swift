@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LimelightData
+import PredicateFixtures
 
 /// Random byte strings and mutated valid predicates thrown at the parser: each gives a predicate
 /// or a `PredicateParseError`, never a crash; whatever parses prints to a string that reads back

@@ -1,30 +1,11 @@
 import Foundation
 import Testing
 @testable import LimelightData
+import PredicateFixtures
 
 /// Every SQL-translatable predicate returns exactly what in-memory evaluation returns, on a
 /// generated data set with accents, mixed case, nils and to-many relationships.
 @Suite struct PredicateSQLDifferentialTests {
-    static func model() -> ManagedObjectModel {
-        let item = EntityDescription(name: "Item", properties: [
-            AttributeDescription(name: "name", type: .string), AttributeDescription(name: "score", type: .integer32),
-            AttributeDescription(name: "price", type: .double), AttributeDescription(name: "created", type: .date),
-            AttributeDescription(name: "flag", type: .boolean),
-            RelationshipDescription(name: "owner", destination: "Owner", inverse: "items"),
-            RelationshipDescription(name: "tags", destination: "Tag", inverse: "items", toMany: true),
-        ])
-        let owner = EntityDescription(name: "Owner", properties: [
-            AttributeDescription(name: "name", type: .string),
-            RelationshipDescription(name: "items", destination: "Item", inverse: "owner", toMany: true),
-        ])
-        let tag = EntityDescription(name: "Tag", properties: [
-            AttributeDescription(name: "name", type: .string), AttributeDescription(name: "weight", type: .double),
-            AttributeDescription(name: "rank", type: .integer16),
-            RelationshipDescription(name: "items", destination: "Item", inverse: "tags", toMany: true),
-        ])
-        return ManagedObjectModel(entities: [item, owner, tag])
-    }
-
     static let predicates = [
         "score > 50", "score <= 10", "score == 7", "score != 7", "score BETWEEN {10, 20}", "score IN {1, 2, 3, 99}",
         "price < 9.5", "price >= 50.25", "flag == YES", "flag == NO", "name == nil", "name != nil",
@@ -76,7 +57,7 @@ import Testing
 
     @Test func sqlAndMemoryAgree() throws {
         let folder = try TemporaryFolder()
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: Self.model())
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: PredicateFixtureModel.make())
         try coordinator.addPersistentStore(type: .sqlite, at: folder.file("diff.sqlite"))
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = coordinator
@@ -142,7 +123,7 @@ import Testing
 
     @Test func whatSQLCannotSayIsAnErrorNamingThePart() throws {
         let folder = try TemporaryFolder()
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: Self.model())
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: PredicateFixtureModel.make())
         try coordinator.addPersistentStore(type: .sqlite, at: folder.file("x.sqlite"))
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = coordinator
@@ -171,18 +152,5 @@ import Testing
         }
         let unknown = FetchRequest(entityName: "Item", predicate: try QueryPredicate(format: "colour == 'red'"))
         #expect { try context.fetch(unknown) } throws: { "\($0)".contains("Item has no property 'colour'") }
-    }
-}
-
-/// A small deterministic generator so the data set is the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LimelightData
+import PredicateFixtures
 
 /// What the translator hands SQLite: to-manys as EXISTS and aggregate subqueries, folding and
 /// regular expressions through the registered functions, constants computed once and bound, and
@@ -20,7 +21,7 @@ import Testing
     ]
 
     static func translate(_ format: String) throws -> SQLPredicateTranslator.Translation {
-        let model = PredicateSQLDifferentialTests.model()
+        let model = PredicateFixtureModel.make()
         try model.resolve()
         let entity = try #require(model.entity(named: "Item"))
         var translator = SQLPredicateTranslator(schema: SQLiteSchema(model: model), entity: entity)

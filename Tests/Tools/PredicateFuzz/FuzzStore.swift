@@ -1,4 +1,5 @@
 import Foundation
+import PredicateFixtures
 import LimelightData
 
 /// A small SQLite store (items, owners, tags, with accents, nils and to-manys) on which generated
@@ -11,28 +12,13 @@ final class FuzzStore {
     init(seed: UInt64) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("limelight-predicate-fuzz-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let item = EntityDescription(name: "Item", properties: [
-            AttributeDescription(name: "name", type: .string), AttributeDescription(name: "score", type: .integer32),
-            AttributeDescription(name: "price", type: .double), AttributeDescription(name: "created", type: .date),
-            AttributeDescription(name: "flag", type: .boolean),
-            RelationshipDescription(name: "owner", destination: "Owner", inverse: "items"),
-            RelationshipDescription(name: "tags", destination: "Tag", inverse: "items", toMany: true),
-        ])
-        let owner = EntityDescription(name: "Owner", properties: [
-            AttributeDescription(name: "name", type: .string),
-            RelationshipDescription(name: "items", destination: "Item", inverse: "owner", toMany: true),
-        ])
-        let tag = EntityDescription(name: "Tag", properties: [
-            AttributeDescription(name: "name", type: .string), AttributeDescription(name: "weight", type: .double),
-            RelationshipDescription(name: "items", destination: "Item", inverse: "tags", toMany: true),
-        ])
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: ManagedObjectModel(entities: [item, owner, tag]))
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: PredicateFixtureModel.make())
         try coordinator.addPersistentStore(type: .sqlite, at: folder.appendingPathComponent("fuzz.sqlite"))
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = coordinator
         context.undoManager = nil
         self.context = context
-        var random = FuzzRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let names: [String?] = ["Crème brûlée", "crème BRÛLÉE", "Cre\u{300}me", "Éclair", "eclair", "Tarte", "TARTE", "naïve *[x]",
                                 nil, "", "a?r*", "Straße", "\\", "red", "åsa"]
         let owners = try ["Ann", "Åsa", "bob", nil].map { name -> ManagedObject in

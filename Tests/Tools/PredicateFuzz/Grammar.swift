@@ -1,10 +1,11 @@
 import Foundation
+import PredicateFixtures
 
 /// Predicates over the fuzz model's Item entity, generated from the format grammar: every one is
 /// well formed, and most can be said in SQL, so they feed both the round trip and the SQL-versus-
 /// memory comparison.
 struct FuzzGrammar {
-    var random: FuzzRandom
+    var random: SeededGenerator
     static let strings = ["'Crème brûlée'", "'creme'", "'É'", "'e\\u0301'", "'TARTE'", "'*'", "'a?r*'", "'[x]'", "''", "'ß'",
                           "'red'", "'Ann'", "'åsa'", "\"naïve\"", "'\\\\'"]
     static let likePatterns = ["'C*'", "'*e'", "'?r*'", "'*\\\\**'", "'*[*'", "'Cr?me*'", "'*'", "''", "'é*'"]

@@ -1,20 +1,5 @@
 import Foundation
-
-/// A small deterministic random source, so a failing run can be repeated with its seed.
-struct FuzzRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &self)] }
-    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &self) < percent }
-}
+import PredicateFixtures
 
 /// The inputs the fuzzer tries: raw bytes, token soup, mutations of known predicates, and
 /// predicates generated from the grammar over the fuzz model (which must parse).
@@ -33,18 +18,18 @@ enum FuzzInputs {
         "\\u", "\\x", "\\0", "\\", "0x", "0b", "1e", "1.5", "@count", "@sum.", ".", "(", ")", "{", "}", ",", "==", "=<", "<>", "**", "-",
         "FUNCTION(", "CAST(", "now()", "SELF", "nil", "YES", "é", "\u{301}", "👍", "\u{0}", "\n", "TRUEPREDICATE", ":="]
 
-    static func randomBytes(_ random: inout FuzzRandom) -> String {
+    static func randomBytes(_ random: inout SeededGenerator) -> String {
         let bytes = (0..<Int.random(in: 0...64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    static func tokenSoup(_ random: inout FuzzRandom) -> String {
+    static func tokenSoup(_ random: inout SeededGenerator) -> String {
         (0..<Int.random(in: 1...14, using: &random)).map { _ in
             random.chance(30) ? random.pick(["name", "score", "tags", "1", "'x'", "2.5"]) : random.pick(fragments)
         }.joined(separator: random.chance(70) ? " " : "")
     }
 
-    static func mutation(of text: String, _ random: inout FuzzRandom) -> String {
+    static func mutation(of text: String, _ random: inout SeededGenerator) -> String {
         var scalars = Array(text.unicodeScalars)
         for _ in 0..<Int.random(in: 1...5, using: &random) {
             let position = scalars.isEmpty ? 0 : Int.random(in: 0..<scalars.count, using: &random)

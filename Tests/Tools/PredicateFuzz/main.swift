@@ -5,6 +5,7 @@
 //
 //     limelight-predicate-fuzz [--seconds N | --iterations N] [--seed N]
 import Foundation
+import PredicateFixtures
 import LimelightData
 
 struct Options {
@@ -79,9 +80,9 @@ func check(_ text: String, arguments: [Any?], counts: inout Counts, mustParse: B
 
 do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
-    var random = FuzzRandom(seed: options.seed)
+    var random = SeededGenerator(seed: options.seed)
     let store = try FuzzStore(seed: options.seed)
-    var grammar = FuzzGrammar(random: FuzzRandom(seed: options.seed ^ 0x5EED))
+    var grammar = FuzzGrammar(random: SeededGenerator(seed: options.seed ^ 0x5EED))
     var counts = Counts()
     let start = Date()
     let arguments: [Any?] = ["name", 42, [1, 2], "x", 2.5, nil]
