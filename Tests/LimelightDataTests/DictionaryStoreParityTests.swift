@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LimelightData
+import PredicateFixtures
 
 /// Dictionary fetches give the same answers on the in-memory store (computed from objects) as on
 /// SQLite (computed in SQL).
@@ -53,6 +54,17 @@ import Testing
 
     /// A row with object IDs replaced by the title or name of their object, so the two stores'
     /// IDs compare.
+    /// The request's normalized rows from an SQLite store and an in-memory store filled alike.
+    static func answers(_ request: FetchRequest, fill: (ManagedObjectContext) throws -> Void) throws
+        -> (sql: [[String: String]], memory: [[String: String]]) {
+        let folder = try TemporaryFolder()
+        let sqlite = try LibraryModel.stack(at: folder.file("library.sqlite"))
+        let memory = try LibraryModel.stack(at: nil)
+        try fill(sqlite)
+        try fill(memory)
+        return (try normalized(try sqlite.fetchDictionaries(request), sqlite), try normalized(try memory.fetchDictionaries(request), memory))
+    }
+
     static func normalized(_ rows: [[String: Any]], _ context: ManagedObjectContext) throws -> [[String: String]] {
         try rows.map { row in
             try row.mapValues { value in
@@ -67,13 +79,7 @@ import Testing
 
     @Test(arguments: try requests())
     func sameAnswersInMemoryAndInSQLite(_ name: String, _ request: FetchRequest) throws {
-        let folder = try TemporaryFolder()
-        let sqlite = try LibraryModel.stack(at: folder.file("library.sqlite"))
-        let memory = try LibraryModel.stack(at: nil)
-        try LibraryModel.fill(sqlite)
-        try LibraryModel.fill(memory)
-        let fromSQL = try Self.normalized(try sqlite.fetchDictionaries(request), sqlite)
-        let fromMemory = try Self.normalized(try memory.fetchDictionaries(request), memory)
+        let (fromSQL, fromMemory) = try Self.answers(request) { _ = try LibraryModel.fill($0) }
         #expect(!fromSQL.isEmpty, "\(name)")
         #expect(fromSQL == fromMemory, "\(name)")
     }
@@ -82,17 +88,8 @@ import Testing
 /// The same comparison on a generated library: thousands of books, many authors and friends,
 /// missing values.
 @Suite struct GeneratedDictionaryParityTests {
-    /// A fixed-seed generator, so a failure can be reproduced.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return state ^ (state >> 29)
-        }
-    }
-
     static func fill(_ context: ManagedObjectContext, books: Int = 2_000) throws {
-        var random = SeededGenerator(state: 2008)
+        var random = SeededGenerator(seed: 2008)
         let authors = try (0..<25).map { index -> ManagedObject in
             let author = try context.insertNewObject(forEntityName: "Author")
             author.setValue("Author \(index)", forKey: "name")
@@ -148,13 +145,7 @@ import Testing
 
     @Test(arguments: try requests())
     func sameAnswersInMemoryAndInSQLite(_ name: String, _ request: FetchRequest) throws {
-        let folder = try TemporaryFolder()
-        let sqlite = try LibraryModel.stack(at: folder.file("library.sqlite"))
-        let memory = try LibraryModel.stack(at: nil)
-        try Self.fill(sqlite)
-        try Self.fill(memory)
-        var fromSQL = try DictionaryStoreParityTests.normalized(try sqlite.fetchDictionaries(request), sqlite)
-        var fromMemory = try DictionaryStoreParityTests.normalized(try memory.fetchDictionaries(request), memory)
+        var (fromSQL, fromMemory) = try DictionaryStoreParityTests.answers(request) { try Self.fill($0) }
         if request.sortDescriptors.isEmpty {
             // Without a sort the order of groups is the store's own; compare the rows as a whole.
             let canonical = { (row: [String: String]) in row.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") }
