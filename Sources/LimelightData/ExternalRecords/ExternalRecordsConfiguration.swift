@@ -34,6 +34,14 @@ public struct ExternalRecordsConfiguration: Sendable, Equatable {
         recordsDirectory.appendingPathComponent(storeIdentifier, isDirectory: true)
     }
 
+    /// The paths of the entity folders now under the store's records root (not the support folder).
+    func entityFolderPaths(storeIdentifier: String) -> [String] {
+        let root = recordsRoot(storeIdentifier: storeIdentifier).path
+        return ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [])
+            .filter { !$0.hasPrefix(".") }
+            .map { root + "/" + $0 }
+    }
+
     public func markerURL(storeIdentifier: String, entityName: String, primaryKey: Int64) -> URL {
         recordsRoot(storeIdentifier: storeIdentifier).appendingPathComponent(entityName, isDirectory: true)
             .appendingPathComponent("\(primaryKey).\(fileExtension)")

@@ -38,7 +38,7 @@ extension SQLiteStore {
         var expected: Set<String> = []
         for entity in model.entities where MarkerJournal.isMarked(entity) {
             let folder = root.appendingPathComponent(entity.name, isDirectory: true)
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try MarkerWriter.makeFolder(folder)
             let request = FetchRequest(entityName: entity.name)
             request.includesSubentities = false
             for row in try store.fetchRows(StoreFetch(request: request, entity: entity)) {
@@ -55,9 +55,7 @@ extension SQLiteStore {
                 try AtomicFile.write(data, to: url)
             }
         }
-        let entityFolders = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
-        for folder in entityFolders where !folder.hasPrefix(".") {
-            let folderPath = root.appendingPathComponent(folder).path
+        for folderPath in configuration.entityFolderPaths(storeIdentifier: identifier) {
             for file in (try? FileManager.default.contentsOfDirectory(atPath: folderPath)) ?? []
             where file.hasSuffix("." + configuration.fileExtension) {
                 let path = folderPath + "/" + file

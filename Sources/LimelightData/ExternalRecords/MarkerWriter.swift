@@ -97,19 +97,16 @@ final class MarkerWriter: @unchecked Sendable {
     /// Removes the temporary files (`.<marker>.<n>.tmp`) that a writer killed between creating
     /// and renaming one left in the entity folders. Under the lock, so no live pass is writing one.
     func removeTemporaryFiles(_ store: SQLiteStore) {
-        let root = configuration.recordsRoot(storeIdentifier: store.identifier).path
-        let files = FileManager.default
         do {
             try exclusively(store) {
-                for folder in (try? files.contentsOfDirectory(atPath: root)) ?? [] where folder != SupportFolder.name {
-                    let path = root + "/" + folder
-                    for name in (try? files.contentsOfDirectory(atPath: path)) ?? [] where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+                for path in configuration.entityFolderPaths(storeIdentifier: store.identifier) {
+                    for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] where name.hasPrefix(".") && name.hasSuffix(".tmp") {
                         unlink(path + "/" + name)
                     }
                 }
             }
         } catch {
-            logger.error("markers: cannot clear temporary files in \(root): \(error)")
+            logger.error("markers: cannot clear temporary files in \(configuration.recordsRoot(storeIdentifier: store.identifier).path): \(error)")
         }
     }
 
@@ -198,7 +195,7 @@ final class MarkerWriter: @unchecked Sendable {
     // MARK: Resources
 
     /// Creates `folder` (0700) and its parents; a typed error naming the folder otherwise.
-    private static func makeFolder(_ folder: URL) throws {
+    static func makeFolder(_ folder: URL) throws {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
