@@ -86,26 +86,10 @@ import LimelightData
     /// Runs the fetch with `LIMELIGHT_SQL_DEBUG=1` set for the child only; returns its stdout and
     /// the SQL it logged.
     func fetchLoggingSQL(_ arguments: [String]) throws -> (stdout: String, sql: [String]) {
-        let process = Process()
-        process.executableURL = harness.bin.appendingPathComponent("limelight")
-        process.arguments = ["fetch", store.path, "--model", model.path, "--entity", "Car"] + arguments
-        var environment = harness.environment
-        environment["LIMELIGHT_SQL_DEBUG"] = "1"
-        process.environment = environment
-        let out = harness.home.appendingPathComponent("sql-out-\(UUID().uuidString)")
-        let err = harness.home.appendingPathComponent("sql-err-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        let outHandle = try FileHandle(forWritingTo: out), errHandle = try FileHandle(forWritingTo: err)
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        try process.run()
-        process.waitUntilExit()
-        try outHandle.close()
-        try errHandle.close()
-        #expect(process.terminationStatus == 0)
-        let sql = String(decoding: try Data(contentsOf: err), as: UTF8.self).split(separator: "\n").map(String.init).filter { $0.hasPrefix("sql: ") }
-        return (String(decoding: try Data(contentsOf: out), as: UTF8.self), sql)
+        let result = try harness.run("limelight", ["fetch", store.path, "--model", model.path, "--entity", "Car"] + arguments,
+                                     extraEnvironment: ["LIMELIGHT_SQL_DEBUG": "1"])
+        let sql = result.stderr.split(separator: "\n").map(String.init).filter { $0.hasPrefix("sql: ") }
+        return (result.stdout, sql)
     }
 
     @Test func groupsAndAggregatesAreComputedBySQLite() throws {

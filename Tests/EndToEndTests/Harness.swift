@@ -49,11 +49,12 @@ final class Harness {
     var storeURL: URL { home.appendingPathComponent("data/cookbook/Cookbook.sqlite") }
 
     @discardableResult
-    func run(_ program: String, _ arguments: [String], allowFailure: Bool = false) throws -> Result {
+    func run(_ program: String, _ arguments: [String], allowFailure: Bool = false,
+             extraEnvironment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = bin.appendingPathComponent(program)
         process.arguments = arguments
-        process.environment = environment
+        process.environment = environment.merging(extraEnvironment) { $1 }
         // Output goes to files, not pipes: a daemon started at the same moment by another test
         // would inherit a pipe's write end and keep its reader waiting for EOF.
         let outURL = home.appendingPathComponent("out-\(UUID().uuidString)")
