@@ -6,20 +6,22 @@ import PredicateFixtures
 /// Dictionary fetches give the same answers on the in-memory store (computed from objects) as on
 /// SQLite (computed in SQL).
 @Suite struct DictionaryStoreParityTests {
+    /// A dictionary request on Book with the given clauses.
+    static func request(where predicate: String? = nil, sort: [QuerySortDescriptor] = [], _ properties: [Any],
+                        group: [Any] = [], having: String? = nil, distinct: Bool = false, limit: Int = 0, offset: Int = 0) throws -> FetchRequest {
+        let request = FetchRequest(entityName: "Book", predicate: try predicate.map { try QueryPredicate(format: $0) }, sortDescriptors: sort)
+        request.propertiesToFetch = properties
+        request.propertiesToGroupBy = group
+        request.havingPredicate = try having.map { try QueryPredicate(format: $0) }
+        request.returnsDistinctResults = distinct
+        request.fetchLimit = limit
+        request.fetchOffset = offset
+        return request
+    }
+
     /// Requests covering columns, key paths, to-one IDs, expressions, grouping, HAVING, DISTINCT,
     /// order and paging.
     static func requests() throws -> [(String, FetchRequest)] {
-        func request(where predicate: String? = nil, sort: [QuerySortDescriptor] = [], _ properties: [Any],
-                     group: [Any] = [], having: String? = nil, distinct: Bool = false, limit: Int = 0, offset: Int = 0) throws -> FetchRequest {
-            let request = FetchRequest(entityName: "Book", predicate: try predicate.map { try QueryPredicate(format: $0) }, sortDescriptors: sort)
-            request.propertiesToFetch = properties
-            request.propertiesToGroupBy = group
-            request.havingPredicate = try having.map { try QueryPredicate(format: $0) }
-            request.returnsDistinctResults = distinct
-            request.fetchLimit = limit
-            request.fetchOffset = offset
-            return request
-        }
         let byTitle = [QuerySortDescriptor(key: "title")]
         return [
             ("columns", try request(sort: byTitle, ["title", "replacementCost", "published", "pages"])),
@@ -116,15 +118,8 @@ import PredicateFixtures
     static func requests() throws -> [(String, FetchRequest)] {
         func make(_ properties: [Any], where predicate: String? = nil, sort: [String] = [], group: [Any] = [], having: String? = nil,
                   distinct: Bool = false, limit: Int = 0, offset: Int = 0) throws -> FetchRequest {
-            let request = FetchRequest(entityName: "Book", predicate: try predicate.map { try QueryPredicate(format: $0) },
-                                       sortDescriptors: sort.map { QuerySortDescriptor(key: $0) })
-            request.propertiesToFetch = properties
-            request.propertiesToGroupBy = group
-            request.havingPredicate = try having.map { try QueryPredicate(format: $0) }
-            request.returnsDistinctResults = distinct
-            request.fetchLimit = limit
-            request.fetchOffset = offset
-            return request
+            try DictionaryStoreParityTests.request(where: predicate, sort: sort.map { QuerySortDescriptor(key: $0) }, properties,
+                                                   group: group, having: having, distinct: distinct, limit: limit, offset: offset)
         }
         let count = try ExpressionDescription(name: "count", format: "count:(title)")
         let cost = try ExpressionDescription(name: "cost", format: "sum:(replacementCost)")
