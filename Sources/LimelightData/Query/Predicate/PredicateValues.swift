@@ -99,6 +99,15 @@ public enum StringFolding {
     /// The folded form, in NFC so canonically equal spellings fold alike. Without options the text
     /// is returned unchanged: plain comparisons are literal, like SQLite's BINARY collation.
     public static func fold(_ text: String, caseInsensitive: Bool, diacriticInsensitive: Bool) -> String {
+        let flags = (caseInsensitive ? 1 : 0) | (diacriticInsensitive ? 2 : 0)
+        if flags == 0 { return text }
+        // Latin text, nearly all text a store holds, folds by table with the same answers.
+        return LatinFolding.fold(text, flags: flags)
+            ?? foldFully(text, caseInsensitive: caseInsensitive, diacriticInsensitive: diacriticInsensitive)
+    }
+
+    /// `fold` through Foundation for any text: what the Latin table is built from.
+    static func foldFully(_ text: String, caseInsensitive: Bool, diacriticInsensitive: Bool) -> String {
         var options: String.CompareOptions = []
         if caseInsensitive { options.insert(.caseInsensitive) }
         if diacriticInsensitive { options.insert(.diacriticInsensitive) }

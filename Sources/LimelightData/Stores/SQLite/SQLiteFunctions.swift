@@ -27,8 +27,18 @@ enum SQLiteFunctions {
             guard rc == SQLITE_OK else { throw connection.error("registering \(name)") }
         }
         try check(sqlite3_create_function_v2(db, "LL_FOLD", 2, flags, nil, { context, _, args in
-            guard let args, let value = SQLiteFunctions.text(args[0]) else { sqlite3_result_null(context); return }
+            guard let args else { sqlite3_result_null(context); return }
             let options = sqlite3_value_int(args[1])
+            // Latin text folds straight from SQLite's bytes into SQLite's result, building no string.
+            if sqlite3_value_type(args[0]) == SQLITE_TEXT, let pointer = sqlite3_value_text(args[0]) {
+                let input = UnsafeBufferPointer(start: pointer, count: Int(sqlite3_value_bytes(args[0])))
+                let done: Void? = LatinFolding.withFolded(input, flags: Int(options)) { folded in
+                    sqlite3_result_text(context, UnsafeRawPointer(folded.baseAddress ?? pointer).assumingMemoryBound(to: CChar.self),
+                                        Int32(folded.count), sqliteTransient)
+                }
+                if done != nil { return }
+            }
+            guard let value = SQLiteFunctions.text(args[0]) else { sqlite3_result_null(context); return }
             let folded = StringFolding.fold(value, caseInsensitive: options & 1 != 0, diacriticInsensitive: options & 2 != 0)
             sqlite3_result_text(context, folded, Int32(folded.utf8.count), sqliteTransient)
         }, nil, nil, nil), "LL_FOLD")
