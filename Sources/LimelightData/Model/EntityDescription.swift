@@ -23,7 +23,11 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// Properties declared by this entity itself, in declaration order.
     public private(set) var ownProperties: [PropertyDescription] = []
     /// Set when the entity is added to a model and its parent is resolved.
-    public internal(set) weak var superentity: EntityDescription?
+    public internal(set) var superentity: EntityDescription? {
+        get { superentityReference?.entity }
+        set { superentityReference = newValue?.weakTarget }
+    }
+    private weak var superentityReference: EntityReference?
     public internal(set) var subentities: [EntityDescription] = []
     /// Name of the parent entity as written in the model.
     public var superentityName: String?
@@ -43,6 +47,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     private var resolvedRootIdentity: ObjectIdentifier?
     /// Entity number in the store (`Z_ENT`), assigned when the model is frozen.
     public internal(set) var entityNumber: Int = 0
+
+    /// What weak references to the entity point at (`EntityReference`); made on first use.
+    private(set) lazy var weakTarget = EntityReference(self)
 
     public init(name: String, properties: [PropertyDescription] = [], parent: String? = nil) {
         self.name = name
@@ -185,4 +192,14 @@ public struct FetchIndexDescription: Sendable, Equatable {
         lhs.name == rhs.name && lhs.elements.map(\.property) == rhs.elements.map(\.property)
             && lhs.elements.map(\.ascending) == rhs.elements.map(\.ascending)
     }
+}
+
+/// Stands in for an entity as the target of the model's weak back-references (a property's
+/// entity, a relationship's destination, an entity's parent), which would otherwise give the
+/// entity a side table: every object and object ID retains its entity, and an object with a side
+/// table is retained and released through it, several times slower. The entity owns its reference
+/// strongly, so the weak references read `nil` once the entity is gone, as before.
+final class EntityReference: @unchecked Sendable {
+    unowned let entity: EntityDescription
+    init(_ entity: EntityDescription) { self.entity = entity }
 }

@@ -30,7 +30,11 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     public var explicitXMLAttributes: Set<String> = []
     public var originalXMLText: [String: String] = [:]
     /// The entity that declares the property; set when the property is added to an entity.
-    public internal(set) weak var entity: EntityDescription?
+    public internal(set) var entity: EntityDescription? {
+        get { entityReference?.entity }
+        set { entityReference = newValue?.weakTarget }
+    }
+    private weak var entityReference: EntityReference?
 
     public init(name: String) {
         self.name = name

@@ -20,7 +20,11 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
     public var isOrdered: Bool = false
 
     /// The resolved destination entity, available once the model is assembled.
-    public internal(set) weak var destinationEntity: EntityDescription?
+    public internal(set) var destinationEntity: EntityDescription? {
+        get { destinationReference?.entity }
+        set { destinationReference = newValue?.weakTarget }
+    }
+    private weak var destinationReference: EntityReference?
     /// The resolved inverse relationship, available once the model is assembled.
     public internal(set) weak var inverseRelationship: RelationshipDescription?
 
