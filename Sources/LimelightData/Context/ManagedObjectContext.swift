@@ -22,8 +22,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
-    /// Every object the context knows; unchanged ones are not kept alive by it.
-    var registry = ObjectRegistry()
+    /// Every object the context knows; unchanged ones are not kept alive by it. Touched for every
+    /// object made and every object gone, without the run-time exclusivity check: no access to it
+    /// overlaps another (an object's deinit, which removes it, never runs inside one).
+    @exclusivity(unchecked) var registry = ObjectRegistry()
     /// Changed objects are held strongly until saved or rolled back.
     var insertedSet: Set<ManagedObject> = []
     var updatedSet: Set<ManagedObject> = []

@@ -6,10 +6,19 @@
 /// that slows each retain and release of it; instead each object remembers its slot and, as it
 /// goes, empties it (`ManagedObject.deinit`) without a search, so no entry outlives its object.
 /// As everywhere, objects must be released on their context's queue.
+///
+/// Slots are laid out for the order objects come and go in: a fetch reads rows by primary key and
+/// its result releases them in that order, so eight consecutive keys of one entity share a run of
+/// slots (one or two cache lines) instead of landing one per line.
 struct ObjectRegistry {
-    /// Per slot: `empty`, `removed`, or the ID's hash with the top bit set.
-    private var marks: [UInt64] = []
-    private var objects: [Unmanaged<ManagedObject>?] = []
+    /// A slot: its mark (`empty`, `removed`, or the ID's hash with the top bit set) and its object,
+    /// side by side so a look-up touches one place.
+    private struct Entry {
+        var mark: UInt64
+        var object: Unmanaged<ManagedObject>?
+    }
+
+    private var entries: [Entry] = []
     private var shift: UInt64 = 64
     private var used = 0
     private var removed = 0
@@ -25,10 +34,10 @@ struct ObjectRegistry {
         let mark = Self.mark(id)
         var slot = index(mark)
         while true {
-            let current = marks[slot]
-            if current == Self.empty { return nil }
-            if current == mark, let candidate = objects[slot]?.takeUnretainedValue(), candidate.objectID == id { return candidate }
-            slot = (slot + 1) & (marks.count - 1)
+            let entry = entries[slot]
+            if entry.mark == Self.empty { return nil }
+            if entry.mark == mark, let candidate = entry.object?.takeUnretainedValue(), candidate.objectID == id { return candidate }
+            slot = (slot + 1) & (entries.count - 1)
         }
     }
 
@@ -44,13 +53,12 @@ struct ObjectRegistry {
 
     /// Registers `object` under `id` (its ID), which the caller knows to be free.
     mutating func insertNew(_ object: ManagedObject, id: ManagedObjectID) {
-        if (used + 1) * 4 > marks.count * 3 { rebuild() }
+        if (used + 1) * 4 > entries.count * 3 { rebuild() }
         let mark = Self.mark(id)
         var slot = index(mark)
-        while marks[slot] & Self.occupied != 0 { slot = (slot + 1) & (marks.count - 1) }
-        if marks[slot] == Self.removedMark { removed -= 1 } else { used += 1 }
-        marks[slot] = mark
-        objects[slot] = .passUnretained(object)
+        while entries[slot].mark & Self.occupied != 0 { slot = (slot + 1) & (entries.count - 1) }
+        if entries[slot].mark == Self.removedMark { removed -= 1 } else { used += 1 }
+        entries[slot] = Entry(mark: mark, object: .passUnretained(object))
         object.registrySlot = slot
         count += 1
     }
@@ -58,10 +66,9 @@ struct ObjectRegistry {
     /// Takes `object` out, if it is the one registered in the slot it remembers.
     mutating func remove(_ object: ManagedObject) {
         let slot = object.registrySlot
-        guard slot >= 0, slot < objects.count, let entry = objects[slot],
+        guard slot >= 0, slot < entries.count, let entry = entries[slot].object,
               entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() else { return }
-        marks[slot] = Self.removedMark
-        objects[slot] = nil
+        entries[slot] = Entry(mark: Self.removedMark, object: nil)
         object.registrySlot = -1
         removed += 1
         count -= 1
@@ -79,12 +86,14 @@ struct ObjectRegistry {
 
     /// Every registered object.
     var allObjects: [ManagedObject] {
-        objects.compactMap { $0?.takeUnretainedValue() }
+        entries.compactMap { $0.object?.takeUnretainedValue() }
     }
 
     private func index(_ mark: UInt64) -> Int {
-        // Fibonacci hashing: the top bits of the product pick the slot.
-        Int(truncatingIfNeeded: (mark &* 0x9E37_79B9_7F4A_7C15) >> shift)
+        // The bits above the lowest three pick a run of eight slots by Fibonacci hashing (the top
+        // bits of the product); the lowest three, the slot in it.
+        let run = ((mark >> 3) &* 0x9E37_79B9_7F4A_7C15) >> (shift + 3)
+        return Int(truncatingIfNeeded: run << 3 | mark & 7)
     }
 
     private static func mark(_ id: ManagedObjectID) -> UInt64 {
@@ -94,21 +103,19 @@ struct ObjectRegistry {
     /// Grows the table (or clears out removed slots) and puts every object back; the marks
     /// hold the hashes, so no ID is read again.
     private mutating func rebuild() {
-        let (oldMarks, oldObjects) = (marks, objects)
+        let old = entries
         var capacity = 16
         while capacity < (count + 1) * 2 { capacity *= 2 }
-        marks = Array(repeating: Self.empty, count: capacity)
-        objects = Array(repeating: nil, count: capacity)
+        entries = Array(repeating: Entry(mark: Self.empty, object: nil), count: capacity)
         shift = UInt64(64 - capacity.trailingZeroBitCount)
         removed = 0
         used = count
-        for (position, mark) in oldMarks.enumerated() where mark & Self.occupied != 0 {
-            guard let entry = oldObjects[position] else { continue }
-            var slot = index(mark)
-            while marks[slot] != Self.empty { slot = (slot + 1) & (capacity - 1) }
-            marks[slot] = mark
-            objects[slot] = entry
-            entry.takeUnretainedValue().registrySlot = slot
+        for entry in old where entry.mark & Self.occupied != 0 {
+            guard let object = entry.object else { continue }
+            var slot = index(entry.mark)
+            while entries[slot].mark != Self.empty { slot = (slot + 1) & (capacity - 1) }
+            entries[slot] = entry
+            object.takeUnretainedValue().registrySlot = slot
         }
     }
 }

@@ -10,23 +10,26 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public let entity: EntityDescription
     /// The entity's layout, kept as a constant for key-value access.
     let entityLayout: EntityLayout
-    public internal(set) var objectID: ManagedObjectID
+    @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
     /// The context the object is registered in; `nil` after it was deleted and saved, or reset.
     public internal(set) weak var managedObjectContext: ManagedObjectContext?
 
+    // The state below is read and written for every value of every object: its accesses skip
+    // the run-time exclusivity check (none of them overlaps another; all run on the context's queue).
+
     /// Current values, one slot per property of `entity.properties`.
-    var values: [Any?]
+    @exclusivity(unchecked) var values: [Any?]
     /// Values as last read from or written to the store, for change detection and rollback.
-    var committedValues: [Any?]?
+    @exclusivity(unchecked) var committedValues: [Any?]?
     /// The row's `Z_OPT` when it was read: the optimistic-locking version.
-    var storeVersion: Int64 = 0
-    var faultFlag = false
+    @exclusivity(unchecked) var storeVersion: Int64 = 0
+    @exclusivity(unchecked) var faultFlag = false
     /// Row data fetched with the object but not yet turned into values (Core Data's row cache):
     /// the object stays a fault until touched, and firing it then needs no query.
-    var cachedRow: StoreRow?
+    @exclusivity(unchecked) var cachedRow: StoreRow?
     /// For a fault reached through a to-many relationship: the objects of that relationship, so
     /// touching one fires them together (batch faulting) instead of one query per object.
-    var faultSiblings: FaultSiblings?
+    @exclusivity(unchecked) var faultSiblings: FaultSiblings?
     /// Fetched properties' last results by property index, kept until the object is refreshed
     /// (Core Data's behaviour); apart from `values`, so saves never see them.
     var fetchedResults: [Int: [ManagedObject]] = [:]
@@ -35,10 +38,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// following the relationship needs no query (the context holds unchanged objects weakly).
     var prefetchedObjects: [String: [ManagedObject]] = [:]
     /// Where the context's registry keeps the object (`ObjectRegistry`); -1 when it is in none.
-    var registrySlot = -1
-    var insertedFlag = false
-    var deletedFlag = false
-    var updatedFlag = false
+    @exclusivity(unchecked) var registrySlot = -1
+    @exclusivity(unchecked) var insertedFlag = false
+    @exclusivity(unchecked) var deletedFlag = false
+    @exclusivity(unchecked) var updatedFlag = false
 
     /// Creates an object of `entity`, inserted into `context` when one is given.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {

@@ -87,10 +87,12 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { uriString }
 
-    /// A cheap hash for the context's registry: the key alone.
+    /// A cheap hash for the context's registry: the key, with the entity tree's identity above
+    /// its lowest three bits, so the same key in two tables lands apart while consecutive keys
+    /// of one table stay together (`ObjectRegistry` keeps runs of eight).
     var registryHash: UInt64 {
         switch key {
-        case .permanent(let pk): return UInt64(bitPattern: pk)
+        case .permanent(let pk): return UInt64(bitPattern: pk) ^ UInt64(UInt(bitPattern: entity.rootIdentity)) << 3
         case .temporary(let number): return ~number
         }
     }
