@@ -38,7 +38,7 @@ extension ManagedObjectContext {
     private func fireSiblings(of object: ManagedObject, _ siblings: FaultSiblings) {
         object.faultSiblings = nil
         var batch = [object]
-        let start = siblings.positions[object.objectID] ?? 0
+        let start = object.faultSiblingPosition
         if siblings.ids.indices.contains(start), siblings.ids[start] == object.objectID { siblings.markFired(start) }
         var offset = 1
         while batch.count < siblings.batchSize, offset < siblings.ids.count {

@@ -33,9 +33,9 @@ extension ManagedObjectContext {
            let store = stores.first, store.evaluatesPredicates {
             let ids = try coordinator.withStores { try store.fetchIDs(fetch) }
             let siblings = FaultSiblings(ids: ids, batchSize: request.fetchBatchSize)
-            return ids.map { id in
+            return ids.enumerated().map { position, id in
                 let object = object(with: id)
-                siblings.adopt(object)
+                siblings.adopt(object, at: position)
                 return object
             }
         }

@@ -104,9 +104,9 @@ extension ManagedObject {
             // Faults read through here fire together; made only when some still need it, since a
             // to-many is read again on every access.
             var siblings: FaultSiblings?
-            for object in objects where objects.count > 1 && FaultSiblings.canAdopt(object) {
+            for (position, object) in objects.enumerated() where objects.count > 1 && FaultSiblings.canAdopt(object) {
                 if siblings == nil { siblings = FaultSiblings(ids: ids) }
-                siblings?.adopt(object)
+                siblings?.adopt(object, at: position)
             }
             return relationship.isOrdered ? objects as Any : Set(objects) as Any
         }
@@ -176,8 +176,6 @@ final class FaultSiblings {
     static let defaultBatchSize = 500
     let ids: [ManagedObjectID]
     let batchSize: Int
-    /// Where each ID stands, built on first use, so a walk finds its place without a search.
-    private(set) lazy var positions: [ManagedObjectID: Int] = Dictionary(ids.enumerated().map { ($1, $0) }) { first, _ in first }
 
     /// Positions whose object was taken into a batch already, one bit each.
     private var fired: [UInt64]
@@ -196,7 +194,11 @@ final class FaultSiblings {
         object.faultFlag && object.cachedRow == nil && object.faultSiblings == nil
     }
 
-    func adopt(_ object: ManagedObject) {
-        if Self.canAdopt(object) { object.faultSiblings = self }
+    /// Makes `object`, which stands at `position` in `ids`, one of the group. The object keeps its
+    /// position, so firing it finds its place without a table of all positions.
+    func adopt(_ object: ManagedObject, at position: Int) {
+        guard Self.canAdopt(object) else { return }
+        object.faultSiblings = self
+        object.faultSiblingPosition = position
     }
 }

@@ -30,6 +30,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// For a fault reached through a to-many relationship: the objects of that relationship, so
     /// touching one fires them together (batch faulting) instead of one query per object.
     @exclusivity(unchecked) var faultSiblings: FaultSiblings?
+    /// Where the object stands in `faultSiblings.ids`.
+    @exclusivity(unchecked) var faultSiblingPosition = 0
     /// Fetched properties' last results by property index, kept until the object is refreshed
     /// (Core Data's behaviour); apart from `values`, so saves never see them.
     var fetchedResults: [Int: [ManagedObject]] = [:]

@@ -226,9 +226,7 @@ extension SQLiteStore {
                 guard let last = keys.last else { continue }
                 var placeholders = 1
                 while placeholders < keys.count { placeholders *= 2 }
-                let sql = placeholders == 1
-                    ? "SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK = ?"
-                    : "SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK IN (\(Array(repeating: "?", count: placeholders).joined(separator: ",")))"
+                let sql = rowsByKeySQL(table, placeholders: placeholders)
                 let bindings = keys.map { SQLiteValue.integer($0) } + Array(repeating: .integer(last), count: placeholders - keys.count)
                 try db.query(sql, bindings) { statement in
                     if let row = decode(statement, table: table, layouts: &layouts) { rows.append(row) }
@@ -236,6 +234,15 @@ extension SQLiteStore {
             }
         }
         return rows
+    }
+
+    private func rowsByKeySQL(_ table: SQLiteSchema.Table, placeholders: Int) -> String {
+        if let known = rowsByKeySQL[table.name]?[placeholders] { return known }
+        let sql = placeholders == 1
+            ? "SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK = ?"
+            : "SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.Z_PK IN (\(Array(repeating: "?", count: placeholders).joined(separator: ",")))"
+        rowsByKeySQL[table.name, default: [:]][placeholders] = sql
+        return sql
     }
 
     func sqliteRelatedIDs(of id: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {

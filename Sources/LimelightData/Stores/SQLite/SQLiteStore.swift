@@ -8,7 +8,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// Called with the text of every SQL statement the store runs, as `LIMELIGHT_SQL_DEBUG` logs
     /// them; lets a caller (a test) see which queries a fetch issued without the environment.
     var statementObserver: ((String) -> Void)? { didSet { connection?.statementObserver = statementObserver } }
-    var schema: SQLiteSchema
+    var schema: SQLiteSchema { didSet { rowsByKeySQL = [:] } }
     /// Called inside each save's transaction and after its commit (marker files use these).
     var saveParticipants: [SQLiteSaveParticipant] = []
 
@@ -20,6 +20,9 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// Per entity, where each stored property goes and the INSERT statement for a full row, built
     /// once instead of per row.
     var writePlans: [ObjectIdentifier: SQLiteWritePlan] = [:]
+    /// The text of the SELECTs that load rows by primary key, by table name and number of keys:
+    /// batch faulting runs them again and again.
+    var rowsByKeySQL: [String: [Int: String]] = [:]
 
     /// Marker settings from the options; `nil` when markers are off.
     private(set) var externalRecords: ExternalRecordsConfiguration?
