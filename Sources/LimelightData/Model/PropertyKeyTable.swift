@@ -40,12 +40,17 @@ struct PropertyKeyTable {
 
     private static func hash(_ name: String) -> Int {
         // Native and small strings hand out their bytes in place; any other is walked the same way.
-        name.utf8.withContiguousStorageIfAvailable(fnv1a) ?? fnv1a(name.utf8)
-    }
-
-    private static func fnv1a<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        // Both loops are written out for their one element type: through a generic function the
+        // call cost more than the hashing.
+        let hash = name.utf8.withContiguousStorageIfAvailable { bytes -> UInt64 in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+            return hash
+        } ?? {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+            return hash
+        }()
         return Int(truncatingIfNeeded: hash ^ (hash >> 29))
     }
 }
