@@ -37,6 +37,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Problems found while changing values (unknown keys, wrong types), reported by the next save.
     var problems: [ValidationFailure] = []
     var observers: [UUID: (ContextEvent, ContextChanges) -> Void] = [:]
+    /// What the context's objects hold to reach it.
+    let objectReference = ContextReference()
     /// The class made for each entity, as of the class registry's `generation`.
     private var classCache: (generation: UInt64, classes: [ObjectIdentifier: ManagedObject.Type]) = (0, [:])
     /// The last answer of `classCache`: a fetch makes objects of one entity after another.
@@ -49,6 +51,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
         case .privateQueue: queue = DispatchQueue(label: "limelight.context")
         }
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+        objectReference.context = self
+    }
+
+    deinit {
+        // Objects that outlive the context then read `nil` as their context.
+        objectReference.context = nil
     }
 
     // MARK: Queue confinement

@@ -11,8 +11,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The entity's layout, kept as a constant for key-value access.
     let entityLayout: EntityLayout
     @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
-    /// The context the object is registered in; `nil` after it was deleted and saved, or reset.
-    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+    /// The context the object is registered in; `nil` after it was deleted and saved, or reset,
+    /// and once the context is gone.
+    public internal(set) var managedObjectContext: ManagedObjectContext? {
+        get { contextReference?.context }
+        set { contextReference = newValue?.objectReference }
+    }
+    @exclusivity(unchecked) private var contextReference: ContextReference?
 
     // The state below is read and written for every value of every object: its accesses skip
     // the run-time exclusivity check (none of them overlaps another; all run on the context's queue).
