@@ -45,9 +45,9 @@ extension ManagedObjectContext {
         try coordinator.withStores {
             for store in stores {
                 let whole = pending || stores.count > 1 || !store.evaluatesPredicates
-                let rows = try store.fetchRows(whole ? StoreFetch(request: request.withoutPaging(keepPredicate: store.evaluatesPredicates), entity: entity) : fetch)
-                objects.reserveCapacity(objects.count + rows.count)
-                for row in rows { objects.append(register(row: row, asFault: request.returnsObjectsAsFaults)) }
+                // Each row becomes an object as it is read, while it is still in the cache.
+                let storeFetch = whole ? StoreFetch(request: request.withoutPaging(keepPredicate: store.evaluatesPredicates), entity: entity) : fetch
+                try store.fetchRows(storeFetch) { row in objects.append(register(row: row, asFault: request.returnsObjectsAsFaults)) }
             }
         }
         if stores.count > 1 || pending || filterHere {

@@ -101,6 +101,12 @@ public class PersistentStore: @unchecked Sendable {
     func close() {}
 
     func fetchRows(_ request: StoreFetch) throws -> [StoreRow] { [] }
+    /// `fetchRows`, handing over each row as it is read; a store that reads row by row (SQLite)
+    /// overrides it, so a large fetch builds no array of rows and each row is still in the cache
+    /// when it becomes an object.
+    func fetchRows(_ request: StoreFetch, each body: (StoreRow) throws -> Void) throws {
+        for row in try fetchRows(request) { try body(row) }
+    }
     func fetchCount(_ request: StoreFetch) throws -> Int { try fetchRows(request).count }
     func fetchDictionaries(_ request: StoreFetch) throws -> [[String: Any]] {
         throw PersistenceError.invalidRequest("dictionary results are not supported by \(type.rawValue) stores")

@@ -80,8 +80,11 @@ final class SQLiteConnection {
     func query(_ sql: String, _ values: [SQLiteValue] = [], cached: Bool = true, row: (OpaquePointer) throws -> Void) throws {
         let start = debugLevel > 0 ? Date() : nil
         statementObserver?(sql)
-        let statement = cached ? try prepare(sql) : try prepareUncached(sql)
-        defer { if cached { sqlite3_reset(statement) } else { sqlite3_finalize(statement) } }
+        // A cached statement still being stepped belongs to a query further out on this
+        // connection (code run for each row of a fetch may query again): this one gets its own.
+        let shared = cached && !(statements[sql].map { sqlite3_stmt_busy($0) != 0 } ?? false)
+        let statement = shared ? try prepare(sql) : try prepareUncached(sql)
+        defer { if shared { sqlite3_reset(statement) } else { sqlite3_finalize(statement) } }
         try bind(values, to: statement)
         while true {
             let rc = sqlite3_step(statement)

@@ -146,15 +146,28 @@ extension SQLiteStore {
     }
 
     func sqliteFetchRows(_ fetch: StoreFetch) throws -> [StoreRow] {
-        guard let table = schema.table(for: fetch.entity) else { return [] }
-        let statement = try selectStatement(fetch, columns: selectList(table), table: table)
         var rows: [StoreRow] = []
+        try sqliteFetchRows(fetch) { rows.append($0) }
+        return rows
+    }
+
+    /// The rows of a fetch one by one, as SQLite steps to them when it sorts and pages them;
+    /// otherwise all of them first, then sorted and paged here.
+    func sqliteFetchRows(_ fetch: StoreFetch, each body: (StoreRow) throws -> Void) throws {
+        guard let table = schema.table(for: fetch.entity) else { return }
+        let statement = try selectStatement(fetch, columns: selectList(table), table: table)
         var layouts = RowLayouts()
+        if statement.sortsInSQL {
+            try db().query(statement.sql, statement.bindings) { row in
+                if let decoded = decode(row, table: table, layouts: &layouts) { try body(decoded) }
+            }
+            return
+        }
+        var rows: [StoreRow] = []
         try db().query(statement.sql, statement.bindings) { row in
             if let decoded = decode(row, table: table, layouts: &layouts) { rows.append(decoded) }
         }
-        guard statement.sortsInSQL else { return try sortInMemory(rows, fetch: fetch) }
-        return rows
+        for row in try sortInMemory(rows, fetch: fetch) { try body(row) }
     }
 
     /// Only the IDs of the matching rows: `Z_PK` and `Z_ENT`, no values decoded.

@@ -70,6 +70,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     }
 
     override func fetchRows(_ fetch: StoreFetch) throws -> [StoreRow] { try sqliteFetchRows(fetch) }
+    override func fetchRows(_ fetch: StoreFetch, each body: (StoreRow) throws -> Void) throws { try sqliteFetchRows(fetch, each: body) }
     override func fetchCount(_ fetch: StoreFetch) throws -> Int { try sqliteFetchCount(fetch) }
     override func fetchIDs(_ fetch: StoreFetch) throws -> [ManagedObjectID] { try sqliteFetchIDs(fetch) }
     override func fetchDictionaries(_ fetch: StoreFetch) throws -> [[String: Any]] { try sqliteFetchDictionaries(fetch) }
