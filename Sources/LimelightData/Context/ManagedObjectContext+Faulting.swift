@@ -65,8 +65,9 @@ extension ManagedObjectContext {
             ? [firstStore ?? "": faults] : Dictionary(grouping: faults) { $0.objectID.storeIdentifier ?? "" }
         for group in byStore.values {
             guard let first = group.first else { continue }
-            let rows = try coordinator.withStores { try coordinator.store(for: first.objectID).rows(for: group.map(\.objectID)) }
-            for row in rows { register(row: row) }
+            try coordinator.withStores {
+                try coordinator.store(for: first.objectID).rows(for: group.map(\.objectID)) { register(row: $0) }
+            }
         }
     }
 

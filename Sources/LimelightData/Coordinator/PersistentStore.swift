@@ -114,6 +114,10 @@ public class PersistentStore: @unchecked Sendable {
     /// Only the IDs of the matching objects, in the request's order; no values are read.
     func fetchIDs(_ request: StoreFetch) throws -> [ManagedObjectID] { try fetchRows(request).map(\.id) }
     func rows(for ids: [ManagedObjectID]) throws -> [StoreRow] { [] }
+    /// `rows(for:)`, handing over each row as it is read (see `fetchRows(_:each:)`).
+    func rows(for ids: [ManagedObjectID], each body: (StoreRow) throws -> Void) throws {
+        for row in try rows(for: ids) { try body(row) }
+    }
     /// For prefetching a to-many: the destination IDs per owner and the destinations' rows. Stores
     /// that can answer for all owners at once (SQLite: one query per relationship) override this.
     func relatedRows(_ relationship: RelationshipDescription, owners: [ManagedObjectID]) throws

@@ -225,11 +225,21 @@ extension SQLiteStore {
     static let keysPerStatement = 10_000
 
     func sqliteRows(for ids: [ManagedObjectID]) throws -> [StoreRow] {
-        let db = try db()
         var rows: [StoreRow] = []
+        try sqliteRows(for: ids) { rows.append($0) }
+        return rows
+    }
+
+    /// The rows of `ids`, handed over one by one as SQLite steps to them.
+    func sqliteRows(for ids: [ManagedObjectID], each body: (StoreRow) throws -> Void) throws {
+        let db = try db()
         var layouts = RowLayouts()
-        let byTable = Dictionary(grouping: ids.compactMap { id in id.primaryKey.map { (id, $0) } }) { $0.0.entity.rootIdentity }
-        for group in byTable.values {
+        // Nearly always all of one table (a batch of faults): then no grouping is needed.
+        let pairs = ids.compactMap { id in id.primaryKey.map { (id, $0) } }
+        let firstRoot = pairs.first?.0.entity.rootIdentity
+        let byTable = pairs.allSatisfy { $0.0.entity.rootIdentity == firstRoot }
+            ? [pairs] : Array(Dictionary(grouping: pairs) { $0.0.entity.rootIdentity }.values)
+        for group in byTable {
             guard let first = group.first, let table = schema.table(for: first.0.entity) else { continue }
             // Keys are bound, not inlined: parsing a list of hundreds of numbers cost more than
             // reading their rows. Placeholders come in powers of two (the last key repeats to fill
@@ -242,11 +252,10 @@ extension SQLiteStore {
                 let sql = rowsByKeySQL(table, placeholders: placeholders)
                 let bindings = keys.map { SQLiteValue.integer($0) } + Array(repeating: .integer(last), count: placeholders - keys.count)
                 try db.query(sql, bindings) { statement in
-                    if let row = decode(statement, table: table, layouts: &layouts) { rows.append(row) }
+                    if let row = decode(statement, table: table, layouts: &layouts) { try body(row) }
                 }
             }
         }
-        return rows
     }
 
     private func rowsByKeySQL(_ table: SQLiteSchema.Table, placeholders: Int) -> String {

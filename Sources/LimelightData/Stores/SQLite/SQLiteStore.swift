@@ -79,6 +79,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         try sqliteRelatedRows(relationship, owners: owners)
     }
     override func rows(for ids: [ManagedObjectID]) throws -> [StoreRow] { try sqliteRows(for: ids) }
+    override func rows(for ids: [ManagedObjectID], each body: (StoreRow) throws -> Void) throws { try sqliteRows(for: ids, each: body) }
     override func relatedIDs(of id: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
         try sqliteRelatedIDs(of: id, relationship: relationship)
     }
