@@ -10,6 +10,11 @@ struct PropertyKeyTable {
     private var slots: [Int32] = []
     private var names: [String] = []
     private var mask = 0
+    /// The names again, by their two-word representation: a key that is the very string stored
+    /// (a small string of the same text, or the same string literal), as nearly every key is, is
+    /// found by comparing two words, without hashing its text. Open addressing with `mask`;
+    /// `index` -1 is an empty bucket.
+    private var representations: [(bits: (UInt64, UInt64), index: Int32)] = []
 
     init() {}
 
@@ -25,10 +30,30 @@ struct PropertyKeyTable {
             while slots[bucket] >= 0 { bucket = (bucket + 1) & mask }
             slots[bucket] = Int32(index)
         }
+        guard Self.hasTwoWordStrings else { return }
+        representations = Array(repeating: ((0, 0), -1), count: capacity)
+        for bucket in slots.indices where slots[bucket] >= 0 {
+            let bits = Self.representation(names[Int(slots[bucket])])
+            var position = Self.mix(bits) & mask
+            while representations[position].index >= 0 { position = (position + 1) & mask }
+            representations[position] = (bits, slots[bucket])
+        }
     }
 
     func index(of name: String) -> Int? {
         guard !slots.isEmpty else { return nil }
+        // Equal representations are equal strings (the same inline text, or the same storage);
+        // any other key, found or not, takes the hashed path below.
+        if !representations.isEmpty {
+            let bits = Self.representation(name)
+            var position = Self.mix(bits) & mask
+            while true {
+                let entry = representations[position]
+                if entry.index < 0 { break }
+                if entry.bits == bits { return Int(entry.index) }
+                position = (position + 1) & mask
+            }
+        }
         var bucket = Self.hash(name) & mask
         while true {
             let candidate = Int(slots[bucket])
@@ -36,6 +61,17 @@ struct PropertyKeyTable {
             if names[candidate] == name { return candidate }
             bucket = (bucket + 1) & mask
         }
+    }
+
+    /// Whether a `String` is the two words `representation` reads (on every 64-bit platform).
+    private static let hasTwoWordStrings = MemoryLayout<String>.size == 16
+
+    private static func representation(_ name: String) -> (UInt64, UInt64) {
+        unsafeBitCast(name, to: (UInt64, UInt64).self)
+    }
+
+    private static func mix(_ bits: (UInt64, UInt64)) -> Int {
+        Int(truncatingIfNeeded: ((bits.0 ^ bits.1.byteSwapped) &* 0x9E37_79B9_7F4A_7C15) >> 32)
     }
 
     private static func hash(_ name: String) -> Int {
