@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import LimelightData
 
 /// The daemon's duties beyond the seed demo: hung importers, the watch-limit fallback, status,
-/// signals and options.
+/// when changes are applied at once and when gathered, signals and options.
 @Suite(.serialized) struct DaemonDutiesTests {
     @Test func aHangingImporterIsKilledAfterItsTimeoutAndTheRestIndexed() throws {
         let h = try Harness()
@@ -109,6 +110,40 @@ import Testing
         #expect(after.stdout.contains("unchanged 2"))
     }
 
+    @Test func aLoneChangeIsAppliedAtOnceAndChangesArrivingDuringABatchWaitForTheWindow() throws {
+        let h = try Harness()
+        let context = try h.openCookbook()
+        func add(_ name: String, _ directions: String) throws {
+            let recipe = try context.insertNewObject(forEntityName: "Recipe")
+            recipe.setValue(name, forKey: "name")
+            recipe.setValue(directions, forKey: "directions")
+            try context.save()
+            try context.persistentStoreCoordinator?.flushExternalRecords()
+        }
+        // The records folder exists before the daemon starts, so every later save reaches it as
+        // an inotify event.
+        try add("Pico", "Fresh onion.")
+        // An hour's window: whatever is indexed before SIGTERM did not wait for it.
+        let daemon = try h.startDaemon(extra: ["--coalescing-window", "3600"])
+        try h.waitUntil("the startup reconcile indexed Pico") { try h.searchCount("onion") == 1 }
+        try add("Salsa", "Chopped tomato.")
+        try h.waitUntil("a lone change is indexed without waiting for the window") { try h.searchCount("tomato") == 1 }
+        // A stream of saves: some arrive while a batch is being applied, and from then on changes
+        // are gathered for the window.
+        for number in 0..<200 { try add("Dish \(number)", "stir gently") }
+        try h.waitUntil("changes are held for the window") {
+            let json = try h.run("limelight", ["status", "--json"]).stdout
+            let status = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+            return (status?["queued"] as? Int ?? 0) > 0
+        }
+        #expect(try h.searchCount("gently") < 200)
+        // SIGTERM applies the gathered batch before the daemon exits.
+        h.stop(daemon)
+        #expect(daemon.terminationStatus == 0)
+        #expect(try h.searchCount("gently") == 200)
+        #expect(try h.searchCount("entity:Recipe") == 202)
+    }
+
     @Test func badOptionsAreRefused() throws {
         let h = try Harness()
         let language = try h.run("limelightd", ["--language", "klingon"], allowFailure: true)
@@ -117,5 +152,8 @@ import Testing
         let interval = try h.run("limelightd", ["--rescan-interval", "0"], allowFailure: true)
         #expect(interval.status != 0)
         #expect(interval.stderr.contains("--rescan-interval"))
+        let window = try h.run("limelightd", ["--coalescing-window=-1"], allowFailure: true)
+        #expect(window.status != 0)
+        #expect(window.stderr.contains("--coalescing-window"))
     }
 }

@@ -3,7 +3,13 @@ import LimelightData
 import Logging
 
 /// The indexer daemon: watches every registered records root and the roots registry with
-/// inotify, coalesces events for a short window, and applies them in batches with one commit each.
+/// inotify and applies marker changes in batches with one commit each.
+///
+/// Changes are applied as soon as the daemon has nothing else to do, unless they arrived while a
+/// batch was being applied: a lone save is searchable as soon as it can be (waiting to see whether
+/// more follow would only add the wait), while under a stream of saves, where changes keep
+/// arriving during batches, they are gathered for a short window so that batches grow and the
+/// commits (each rewrites and flushes the index blocks it touched) stay few.
 ///
 /// Startup and inotify overflow run a reconcile (markers against the index by modification time);
 /// a root that hits the inotify watch limit is rescanned on a timer instead. Idle means no wake-ups:
@@ -12,7 +18,8 @@ public final class IndexerDaemon: @unchecked Sendable {
     public struct Options: Sendable {
         public var indexPath: URL = ExternalRecordsRegistryPaths.defaultIndexURL
         public var language = "english"
-        /// How long events are gathered before a batch is applied.
+        /// How long changes that arrived while a batch was being applied are gathered before the
+        /// next batch; other changes are applied at once.
         public var coalescingWindow: TimeInterval = 0.03
         /// A batch is applied at once when this many markers are waiting.
         public var maxBatchSize = 2000
@@ -32,6 +39,10 @@ public final class IndexerDaemon: @unchecked Sendable {
     private var changed: Set<String> = []
     private var removed: Set<String> = []
     private var flushScheduled = false
+    /// When the batch being applied, or the last one, started and committed: changes read from
+    /// inotify in between arrived under load.
+    private var batchStarted: DispatchTime?
+    private var batchCommitted: DispatchTime?
     private var scannedRoots: Set<String> = []
     private var rescanTimer: DispatchSourceTimer?
     private var signalSources: [DispatchSourceSignal] = []
@@ -59,7 +70,8 @@ public final class IndexerDaemon: @unchecked Sendable {
         signal(SIGPIPE, SIG_IGN)
         let queue = self.queue
         let watcher = try InotifyWatcher(maxWatches: options.maxWatches) { [weak self] events in
-            queue.async { [weak self] in self?.handle(events) }
+            let readAt = DispatchTime.now()
+            queue.async { [weak self] in self?.handle(events, readAt: readAt) }
         }
         self.watcher = watcher
         for signalNumber in [SIGTERM, SIGINT] {
@@ -114,7 +126,8 @@ public final class IndexerDaemon: @unchecked Sendable {
         }
     }
 
-    private func handle(_ events: [WatchEvent]) {
+    /// `readAt`: when the watcher read the events, which tells whether they came during a batch.
+    private func handle(_ events: [WatchEvent], readAt: DispatchTime) {
         guard !stopped else { return }
         let registry = ExternalRecordsRegistry.rootsDirectory.path
         let wasIdle = changed.isEmpty && removed.isEmpty
@@ -147,28 +160,44 @@ public final class IndexerDaemon: @unchecked Sendable {
                 continue
             }
         }
-        scheduleFlush()
+        scheduleFlush(underLoad: arrivedDuringBatch(readAt))
     }
 
-    private func scheduleFlush() {
+    /// Whether events read at `readAt` came while a batch was being applied.
+    private func arrivedDuringBatch(_ readAt: DispatchTime) -> Bool {
+        guard let batchStarted, readAt >= batchStarted else { return false }
+        guard let batchCommitted, batchCommitted >= batchStarted else { return true }
+        return readAt <= batchCommitted
+    }
+
+    private func scheduleFlush(underLoad: Bool) {
         if changed.count + removed.count >= options.maxBatchSize {
             flush()
             return
         }
         guard !flushScheduled, !(changed.isEmpty && removed.isEmpty) else { return }
         flushScheduled = true
-        queue.asyncAfter(deadline: .now() + options.coalescingWindow) { [weak self] in
+        let apply: @Sendable () -> Void = { [weak self] in
             self?.flushScheduled = false
             self?.flush()
+        }
+        // Not applied right here: events the watcher has already handed over (queued behind this
+        // call) join the batch.
+        if underLoad {
+            queue.asyncAfter(deadline: .now() + options.coalescingWindow, execute: apply)
+        } else {
+            queue.async(execute: apply)
         }
     }
 
     private func flush() {
         guard !changed.isEmpty || !removed.isEmpty else { return }
+        batchStarted = .now()
         let batchChanged = Array(changed), batchRemoved = removed.compactMap(IndexLayout.objectURI(forMarker:))
         changed = []
         removed = []
         let report = indexer.apply(changed: batchChanged, removedURIs: batchRemoved)
+        batchCommitted = .now()
         batches += 1
         indexedTotal += report.indexed
         removedTotal += report.removed
