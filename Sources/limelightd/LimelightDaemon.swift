@@ -17,7 +17,7 @@ struct LimelightDaemon: ParsableCommand {
     @Flag(help: "Log every batch.") var verbose = false
     @Option(help: "Seconds between rescans of a folder that could not be watched (inotify watch limit).")
     var rescanInterval: Double = 30
-    @Option(help: "Seconds during which changes that follow a batch are gathered into the next one; a change after a quiet spell is indexed at once.")
+    @Option(help: "Seconds to gather changes for the next batch when they come faster than batches are applied; otherwise a change is indexed at once.")
     var coalescingWindow: Double = IndexerDaemon.Options().coalescingWindow
     @Option(help: ArgumentHelp("Use at most N inotify watches, as if the kernel's limit were that low: a testing aid for the periodic-scan fallback.", valueName: "N"))
     var maxWatches: Int?

@@ -5,10 +5,10 @@ import Logging
 /// The indexer daemon: watches every registered records root and the roots registry with
 /// inotify and applies marker changes in batches with one commit each.
 ///
-/// Changes are applied as soon as the daemon has nothing else to do, unless they arrived while a
-/// batch was being applied: a lone save is searchable as soon as it can be (waiting to see whether
-/// more follow would only add the wait), while under a stream of saves, where changes keep
-/// arriving during batches, they are gathered for a short window so that batches grow and the
+/// Changes are applied as soon as the daemon has nothing else to do, unless several arrived while
+/// the last batch was being applied: a lone save is searchable as soon as it can be (waiting to
+/// see whether more follow would only add the wait), while under a stream of saves, where changes
+/// keep arriving during batches, they are gathered for a short window so that batches grow and the
 /// commits (each rewrites and flushes the index blocks it touched) stay few.
 ///
 /// Startup and inotify overflow run a reconcile (markers against the index by modification time);
@@ -18,8 +18,8 @@ public final class IndexerDaemon: @unchecked Sendable {
     public struct Options: Sendable {
         public var indexPath: URL = ExternalRecordsRegistryPaths.defaultIndexURL
         public var language = "english"
-        /// How long changes that arrived while a batch was being applied are gathered before the
-        /// next batch; other changes are applied at once.
+        /// How long changes are gathered before the next batch when several arrived while the last
+        /// one was being applied; otherwise they are applied at once.
         public var coalescingWindow: TimeInterval = 0.03
         /// A batch is applied at once when this many markers are waiting.
         public var maxBatchSize = 2000
@@ -39,10 +39,13 @@ public final class IndexerDaemon: @unchecked Sendable {
     private var changed: Set<String> = []
     private var removed: Set<String> = []
     private var flushScheduled = false
-    /// When the batch being applied, or the last one, started and committed: changes read from
-    /// inotify in between arrived under load.
+    /// The scheduled batch waits for the coalescing window.
+    private var waitingForWindow = false
+    /// When the last batch started and committed, and how many changes inotify reported in
+    /// between: several mean saves are coming faster than batches are applied.
     private var batchStarted: DispatchTime?
     private var batchCommitted: DispatchTime?
+    private var arrivedDuringLastBatch = 0
     private var scannedRoots: Set<String> = []
     private var rescanTimer: DispatchSourceTimer?
     private var signalSources: [DispatchSourceSignal] = []
@@ -131,7 +134,7 @@ public final class IndexerDaemon: @unchecked Sendable {
         guard !stopped else { return }
         let registry = ExternalRecordsRegistry.rootsDirectory.path
         let wasIdle = changed.isEmpty && removed.isEmpty
-        defer { if wasIdle && !(changed.isEmpty && removed.isEmpty) { writeStatus() } }
+        let duringBatch = cameDuringLastBatch(readAt)
         for event in events {
             switch event.kind {
             case .overflow:
@@ -156,43 +159,55 @@ public final class IndexerDaemon: @unchecked Sendable {
                     removed.insert(event.path)
                     changed.remove(event.path)
                 }
+                if duringBatch { arrivedDuringLastBatch += 1 }
             case .folderAdded, .folderRemoved:
                 continue
             }
         }
-        scheduleFlush(underLoad: arrivedDuringBatch(readAt))
+        let waiting = scheduleFlush()
+        // Shows the queue while changes wait for the window; a batch applied at once writes the
+        // status itself when it is done.
+        if wasIdle && waiting { writeStatus() }
     }
 
-    /// Whether events read at `readAt` came while a batch was being applied.
-    private func arrivedDuringBatch(_ readAt: DispatchTime) -> Bool {
-        guard let batchStarted, readAt >= batchStarted else { return false }
-        guard let batchCommitted, batchCommitted >= batchStarted else { return true }
-        return readAt <= batchCommitted
+    /// Whether events read at `readAt` came while the last batch was being applied.
+    private func cameDuringLastBatch(_ readAt: DispatchTime) -> Bool {
+        guard let batchStarted, let batchCommitted else { return false }
+        return readAt >= batchStarted && readAt <= batchCommitted
     }
 
-    private func scheduleFlush(underLoad: Bool) {
+    /// Queues the next batch: at once, or after the coalescing window when changes are arriving
+    /// faster than batches are applied. One change arriving during a batch is not yet a stream: a
+    /// save made as soon as the previous one became searchable (or a thread of the daemon's
+    /// descheduled for a moment after its commit) looks like that. Returns whether the batch
+    /// waits for the window.
+    private func scheduleFlush() -> Bool {
         if changed.count + removed.count >= options.maxBatchSize {
             flush()
-            return
+            return false
         }
-        guard !flushScheduled, !(changed.isEmpty && removed.isEmpty) else { return }
+        guard !flushScheduled, !(changed.isEmpty && removed.isEmpty) else { return waitingForWindow }
         flushScheduled = true
         let apply: @Sendable () -> Void = { [weak self] in
             self?.flushScheduled = false
+            self?.waitingForWindow = false
             self?.flush()
         }
         // Not applied right here: events the watcher has already handed over (queued behind this
         // call) join the batch.
-        if underLoad {
+        if arrivedDuringLastBatch >= 2 {
+            waitingForWindow = true
             queue.asyncAfter(deadline: .now() + options.coalescingWindow, execute: apply)
-        } else {
-            queue.async(execute: apply)
+            return true
         }
+        queue.async(execute: apply)
+        return false
     }
 
     private func flush() {
         guard !changed.isEmpty || !removed.isEmpty else { return }
         batchStarted = .now()
+        arrivedDuringLastBatch = 0
         let batchChanged = Array(changed), batchRemoved = removed.compactMap(IndexLayout.objectURI(forMarker:))
         changed = []
         removed = []
