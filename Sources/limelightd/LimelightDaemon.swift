@@ -17,11 +17,14 @@ struct LimelightDaemon: ParsableCommand {
     @Flag(help: "Log every batch.") var verbose = false
     @Option(help: "Seconds between rescans of a folder that could not be watched (inotify watch limit).")
     var rescanInterval: Double = 30
+    @Option(help: "Seconds to gather changes for the next batch when they come faster than batches are applied; otherwise a change is indexed at once.")
+    var coalescingWindow: Double = IndexerDaemon.Options().coalescingWindow
     @Option(help: ArgumentHelp("Use at most N inotify watches, as if the kernel's limit were that low: a testing aid for the periodic-scan fallback.", valueName: "N"))
     var maxWatches: Int?
 
     func validate() throws {
         guard rescanInterval > 0, rescanInterval.isFinite else { throw ValidationError("--rescan-interval must be a positive number of seconds") }
+        guard coalescingWindow >= 0, coalescingWindow.isFinite else { throw ValidationError("--coalescing-window must be zero or a positive number of seconds") }
         if let maxWatches, maxWatches < 0 { throw ValidationError("--max-watches must not be negative") }
     }
 
@@ -37,6 +40,7 @@ struct LimelightDaemon: ParsableCommand {
         if let index { options.indexPath = URL(fileURLWithPath: index) }
         options.language = language
         options.rescanInterval = rescanInterval
+        options.coalescingWindow = coalescingWindow
         options.maxWatches = maxWatches
         let daemon: IndexerDaemon
         do {

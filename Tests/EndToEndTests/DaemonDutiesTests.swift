@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import LimelightData
 
 /// The daemon's duties beyond the seed demo: hung importers, the watch-limit fallback, status,
-/// signals and options.
+/// when changes are applied at once and when gathered, signals and options.
 @Suite(.serialized) struct DaemonDutiesTests {
     @Test func aHangingImporterIsKilledAfterItsTimeoutAndTheRestIndexed() throws {
         let h = try Harness()
@@ -109,6 +110,51 @@ import Testing
         #expect(after.stdout.contains("unchanged 2"))
     }
 
+    @Test func aLoneChangeIsAppliedAtOnceAndChangesArrivingDuringABatchWaitForTheWindow() throws {
+        let h = try Harness()
+        let context = try h.openCookbook()
+        var saved = 0
+        func add(_ count: Int, _ name: String, _ directions: String) throws {
+            for number in 0..<count {
+                let recipe = try context.insertNewObject(forEntityName: "Recipe")
+                recipe.setValue("\(name) \(number)", forKey: "name")
+                recipe.setValue(directions, forKey: "directions")
+            }
+            try context.save()
+            try context.persistentStoreCoordinator?.flushExternalRecords()
+            saved += count
+        }
+        func queued() throws -> Int {
+            let json = try h.run("limelight", ["status", "--json"]).stdout
+            return (try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])?["queued"] as? Int ?? 0
+        }
+        // The records folder exists before the daemon starts, so every later save reaches it as
+        // an inotify event.
+        try add(1, "Pico", "Fresh onion.")
+        // An hour's window: whatever is indexed before SIGTERM did not wait for it.
+        let daemon = try h.startDaemon(extra: ["--coalescing-window", "3600"])
+        try h.waitUntil("the startup reconcile indexed Pico") { try h.searchCount("onion") == 1 }
+        try add(1, "Salsa", "Chopped tomato.")
+        try h.waitUntil("a lone change is indexed without waiting for the window") { try h.searchCount("tomato") == 1 }
+        // A save of many objects: its markers are written one after another, so some arrive while
+        // the batch of the first ones is applied, and from then on changes wait for the window.
+        // Each round either leaves changes waiting or is indexed whole; rarely the watcher reads
+        // a whole round at once, so there are a few rounds.
+        var held = false
+        for round in 0..<10 where !held {
+            try add(100, "Dish \(round)", "stir gently")
+            try h.waitUntil("round \(round) is indexed or waits") { try queued() > 0 || h.searchCount("entity:Recipe") == saved }
+            held = try queued() > 0
+        }
+        #expect(held, "no changes ever waited for the window")
+        #expect(try h.searchCount("entity:Recipe") < saved)
+        // SIGTERM applies the gathered batch before the daemon exits.
+        h.stop(daemon)
+        #expect(daemon.terminationStatus == 0)
+        #expect(try h.searchCount("entity:Recipe") == saved)
+        #expect(try h.searchCount("gently") == saved - 2)
+    }
+
     @Test func badOptionsAreRefused() throws {
         let h = try Harness()
         let language = try h.run("limelightd", ["--language", "klingon"], allowFailure: true)
@@ -117,5 +163,8 @@ import Testing
         let interval = try h.run("limelightd", ["--rescan-interval", "0"], allowFailure: true)
         #expect(interval.status != 0)
         #expect(interval.stderr.contains("--rescan-interval"))
+        let window = try h.run("limelightd", ["--coalescing-window=-1"], allowFailure: true)
+        #expect(window.status != 0)
+        #expect(window.stderr.contains("--coalescing-window"))
     }
 }

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 @testable import LimelightData
 
-/// The background marker writer: markers follow `save()`, the flush waits for them, several
-/// writers (coordinators, processes) on one store end with exact markers, and an unusable records
-/// folder only delays the work.
+/// The background marker writer: markers follow `save()`, the flush waits for them, small and
+/// large passes (flushed file by file or with syncfs) both finish, several writers (coordinators,
+/// processes) on one store end with exact markers, and an unusable records folder only delays the
+/// work.
 @Suite(.serialized) struct MarkerWriterTests {
     let helpers = MarkerTests()
 
@@ -43,6 +44,61 @@ import Testing
         #expect(try helpers.markers(context).count == 300)
         #expect(try journalCount(url) == 0)
         try expectExactMarkers(context)
+    }
+
+    /// The folder markers of `context`'s store are written to.
+    func noteFolder(_ context: ManagedObjectContext) throws -> URL {
+        let store = try #require(context.persistentStoreCoordinator?.persistentStores.first)
+        return try #require(store.externalRecordsConfiguration).recordsRoot(storeIdentifier: store.identifier).appendingPathComponent("Note")
+    }
+
+    @Test func smallPassesBelowAndLargePassesAboveTheFileSyncLimitBothFinish() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("notes.sqlite")
+        let context = try helpers.open(url)
+        // Flushed file by file: inserts, then an update and a delete in one pass.
+        try insertNotes(3, into: context)
+        try context.save()
+        try helpers.flush(context)
+        #expect(try journalCount(url) == 0)
+        let notes = try context.fetch(FetchRequest(entityName: "Note"))
+        notes[0].setValue("changed", forKey: "title")
+        context.delete(notes[1])
+        try context.save()
+        try helpers.flush(context)
+        #expect(try journalCount(url) == 0)
+        try expectExactMarkers(context, "small passes")
+        // One more than the limit in one save: flushed with syncfs.
+        try insertNotes(MarkerWriter.fileSyncLimit + 1, titled: "many", into: context)
+        try context.save()
+        try helpers.flush(context)
+        #expect(try journalCount(url) == 0)
+        try expectExactMarkers(context, "a large pass")
+    }
+
+    @Test func aSmallPassRecreatesAMissingFolderAndFinishesRemovalsFromOne() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("notes.sqlite")
+        let context = try helpers.open(url)
+        try insertNotes(2, into: context)
+        try context.save()
+        try helpers.flush(context)
+        let notes = try noteFolder(context)
+
+        // The entity folder is gone: removing a marker that was in it is already done.
+        try FileManager.default.removeItem(at: notes)
+        let doomed = try context.fetch(FetchRequest(entityName: "Note"))[0]
+        context.delete(doomed)
+        try context.save()
+        try helpers.flush(context)
+        #expect(try journalCount(url) == 0)
+
+        // Writing into it again makes the folder.
+        try insertNotes(1, titled: "after", into: context)
+        try context.save()
+        try helpers.flush(context)
+        #expect(try journalCount(url) == 0)
+        #expect(try helpers.markers(context).values.contains { $0.values["title"] as? String == "after 0" })
     }
 
     @Test func theSynchronousOptionWritesBeforeSaveReturns() throws {

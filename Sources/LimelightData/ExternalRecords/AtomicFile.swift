@@ -12,7 +12,8 @@ enum AtomicFile {
     private static let counter = Atomic<UInt64>(0)
 
     /// With `durable`, the file is flushed before the rename. Markers skip that: their durability
-    /// comes from the journal, which is cleared only after one `syncfs` for the whole batch.
+    /// comes from the journal, which is cleared only after the marker writer has flushed the
+    /// pass's files (or the whole file system) once they are in place.
     static func write(_ data: Data, to url: URL, permissions: Int = 0o600, durable: Bool = false) throws {
         let directory = url.deletingLastPathComponent().path
         let previous = modificationTime(url.path)

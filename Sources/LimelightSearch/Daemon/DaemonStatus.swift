@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What the daemon reports about itself in `$XDG_STATE_HOME/limelight/status.json`, rewritten
 /// after every batch; `limelight status` reads it.
@@ -24,12 +27,43 @@ public struct DaemonStatus: Codable, Sendable {
         ExternalRecordsRegistryPaths.stateDirectory.appendingPathComponent("status.json")
     }
 
+    /// Writes the status to a temporary file renamed into place, so a reader never sees half of
+    /// one, without flushing it to disk: it describes a running daemon, which rewrites it after
+    /// every batch, and a flush each time held up the batch after it.
     public func write(to url: URL = DaemonStatus.defaultURL) throws {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data = try encoder.encode(self)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try encoder.encode(self).write(to: url, options: .atomic)
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp").path
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(0o644))
+        guard fd >= 0 else { throw Self.error("cannot create", temporary) }
+        let written = data.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count, let base = buffer.baseAddress {
+                let count = Glibc.write(fd, base + offset, buffer.count - offset)
+                if count < 0 { if errno == EINTR { continue }; return false }
+                offset += count
+            }
+            return true
+        }
+        let writeError = written ? nil : Self.error("cannot write", temporary)
+        close(fd)
+        if let writeError {
+            unlink(temporary)
+            throw writeError
+        }
+        guard rename(temporary, url.path) == 0 else {
+            let error = Self.error("cannot rename into", url.path)
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// An error naming what failed, where, and the system's reason (`errno` as it is now).
+    private static func error(_ what: String, _ path: String) -> CocoaError {
+        CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "\(what) \(path): \(String(cString: strerror(errno)))"])
     }
 
     public static func read(from url: URL = DaemonStatus.defaultURL) -> DaemonStatus? {

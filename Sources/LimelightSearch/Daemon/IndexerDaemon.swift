@@ -3,7 +3,13 @@ import LimelightData
 import Logging
 
 /// The indexer daemon: watches every registered records root and the roots registry with
-/// inotify, coalesces events for a short window, and applies them in batches with one commit each.
+/// inotify and applies marker changes in batches with one commit each.
+///
+/// Changes are applied as soon as the daemon has nothing else to do, unless several arrived while
+/// the last batch was being applied: a lone save is searchable as soon as it can be (waiting to
+/// see whether more follow would only add the wait), while under a stream of saves, where changes
+/// keep arriving during batches, they are gathered for a short window so that batches grow and the
+/// commits (each rewrites and flushes the index blocks it touched) stay few.
 ///
 /// Startup and inotify overflow run a reconcile (markers against the index by modification time);
 /// a root that hits the inotify watch limit is rescanned on a timer instead. Idle means no wake-ups:
@@ -12,7 +18,8 @@ public final class IndexerDaemon: @unchecked Sendable {
     public struct Options: Sendable {
         public var indexPath: URL = ExternalRecordsRegistryPaths.defaultIndexURL
         public var language = "english"
-        /// How long events are gathered before a batch is applied.
+        /// How long changes are gathered before the next batch when several arrived while the last
+        /// one was being applied; otherwise they are applied at once.
         public var coalescingWindow: TimeInterval = 0.03
         /// A batch is applied at once when this many markers are waiting.
         public var maxBatchSize = 2000
@@ -32,6 +39,13 @@ public final class IndexerDaemon: @unchecked Sendable {
     private var changed: Set<String> = []
     private var removed: Set<String> = []
     private var flushScheduled = false
+    /// The scheduled batch waits for the coalescing window.
+    private var waitingForWindow = false
+    /// When the last batch started and committed, and how many changes inotify reported in
+    /// between: several mean saves are coming faster than batches are applied.
+    private var batchStarted: DispatchTime?
+    private var batchCommitted: DispatchTime?
+    private var arrivedDuringLastBatch = 0
     private var scannedRoots: Set<String> = []
     private var rescanTimer: DispatchSourceTimer?
     private var signalSources: [DispatchSourceSignal] = []
@@ -59,7 +73,8 @@ public final class IndexerDaemon: @unchecked Sendable {
         signal(SIGPIPE, SIG_IGN)
         let queue = self.queue
         let watcher = try InotifyWatcher(maxWatches: options.maxWatches) { [weak self] events in
-            queue.async { [weak self] in self?.handle(events) }
+            let readAt = DispatchTime.now()
+            queue.async { [weak self] in self?.handle(events, readAt: readAt) }
         }
         self.watcher = watcher
         for signalNumber in [SIGTERM, SIGINT] {
@@ -114,11 +129,12 @@ public final class IndexerDaemon: @unchecked Sendable {
         }
     }
 
-    private func handle(_ events: [WatchEvent]) {
+    /// `readAt`: when the watcher read the events, which tells whether they came during a batch.
+    private func handle(_ events: [WatchEvent], readAt: DispatchTime) {
         guard !stopped else { return }
         let registry = ExternalRecordsRegistry.rootsDirectory.path
         let wasIdle = changed.isEmpty && removed.isEmpty
-        defer { if wasIdle && !(changed.isEmpty && removed.isEmpty) { writeStatus() } }
+        let duringBatch = cameDuringLastBatch(readAt)
         for event in events {
             switch event.kind {
             case .overflow:
@@ -143,32 +159,60 @@ public final class IndexerDaemon: @unchecked Sendable {
                     removed.insert(event.path)
                     changed.remove(event.path)
                 }
+                if duringBatch { arrivedDuringLastBatch += 1 }
             case .folderAdded, .folderRemoved:
                 continue
             }
         }
-        scheduleFlush()
+        let waiting = scheduleFlush()
+        // Shows the queue while changes wait for the window; a batch applied at once writes the
+        // status itself when it is done.
+        if wasIdle && waiting { writeStatus() }
     }
 
-    private func scheduleFlush() {
+    /// Whether events read at `readAt` came while the last batch was being applied.
+    private func cameDuringLastBatch(_ readAt: DispatchTime) -> Bool {
+        guard let batchStarted, let batchCommitted else { return false }
+        return readAt >= batchStarted && readAt <= batchCommitted
+    }
+
+    /// Queues the next batch: at once, or after the coalescing window when changes are arriving
+    /// faster than batches are applied. One change arriving during a batch is not yet a stream: a
+    /// save made as soon as the previous one became searchable (or a thread of the daemon's
+    /// descheduled for a moment after its commit) looks like that. Returns whether the batch
+    /// waits for the window.
+    private func scheduleFlush() -> Bool {
         if changed.count + removed.count >= options.maxBatchSize {
             flush()
-            return
+            return false
         }
-        guard !flushScheduled, !(changed.isEmpty && removed.isEmpty) else { return }
+        guard !flushScheduled, !(changed.isEmpty && removed.isEmpty) else { return waitingForWindow }
         flushScheduled = true
-        queue.asyncAfter(deadline: .now() + options.coalescingWindow) { [weak self] in
+        let apply: @Sendable () -> Void = { [weak self] in
             self?.flushScheduled = false
+            self?.waitingForWindow = false
             self?.flush()
         }
+        // Not applied right here: events the watcher has already handed over (queued behind this
+        // call) join the batch.
+        if arrivedDuringLastBatch >= 2 {
+            waitingForWindow = true
+            queue.asyncAfter(deadline: .now() + options.coalescingWindow, execute: apply)
+            return true
+        }
+        queue.async(execute: apply)
+        return false
     }
 
     private func flush() {
         guard !changed.isEmpty || !removed.isEmpty else { return }
+        batchStarted = .now()
+        arrivedDuringLastBatch = 0
         let batchChanged = Array(changed), batchRemoved = removed.compactMap(IndexLayout.objectURI(forMarker:))
         changed = []
         removed = []
         let report = indexer.apply(changed: batchChanged, removedURIs: batchRemoved)
+        batchCommitted = .now()
         batches += 1
         indexedTotal += report.indexed
         removedTotal += report.removed
