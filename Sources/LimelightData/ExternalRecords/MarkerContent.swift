@@ -61,8 +61,7 @@ public struct MarkerContent: Equatable, @unchecked Sendable {
     func encoded(format: ExternalRecordsConfiguration.FileFormat) throws -> Data {
         let plist: [String: Any] = [Self.uriKey: objectURI, Self.entityKey: entityName, Self.storeKey: storeIdentifier,
                                     Self.valuesKey: values]
-        if format == .xml, let data = MarkerPlistWriter.xml(plist) { return data }
-        return try PropertyListSerialization.data(fromPropertyList: plist, format: format == .xml ? .xml : .binary, options: 0)
+        return try PropertyListWriter.data(plist, format: format == .xml ? .xml : .binary)
     }
 
     /// Reads a marker file's content; `path` names it in errors.

@@ -27,7 +27,7 @@ enum SupportFolderWriter {
             "storeUUID": store.identifier,
             "entities": store.model.entities.filter(MarkerJournal.isMarked).map(\.name).sorted(),
         ]
-        let infoData = try PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0)
+        let infoData = try PropertyListWriter.data(info, format: .xml)
         let infoFile = support.appendingPathComponent(SupportFolder.infoFile)
         if (try? Data(contentsOf: infoFile)) != infoData { try AtomicFile.write(infoData, to: infoFile) }
         let registry = StoreOption.url(store.options[StoreOption.recordsRegistryDirectory])

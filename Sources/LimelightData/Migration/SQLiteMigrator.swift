@@ -139,7 +139,7 @@ struct SQLiteMigrator {
         plist["NSStoreModelVersionIdentifiers"] = Array(destination.versionIdentifiers).sorted()
         plist["NSStoreModelVersionHashesVersion"] = 3
         plist["LimelightVersion"] = LimelightData.version
-        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+        let data = try PropertyListWriter.data(plist, format: .binary)
         try db.run("INSERT INTO main.Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", [.text(uuid), .blob(data)])
     }
 

@@ -35,7 +35,7 @@ extension ManagedObjectModel {
             let version = url.appendingPathComponent("\(name).xcdatamodel")
             try fileManager.createDirectory(at: version, withIntermediateDirectories: true)
             try data.write(to: version.appendingPathComponent("contents"), options: .atomic)
-            let plist = try PropertyListSerialization.data(fromPropertyList: ["_XCCurrentVersionName": "\(name).xcdatamodel"], format: .xml, options: 0)
+            let plist = try PropertyListWriter.data(["_XCCurrentVersionName": "\(name).xcdatamodel"], format: .xml)
             try plist.write(to: url.appendingPathComponent(".xccurrentversion"), options: .atomic)
         case "xcdatamodel":
             try fileManager.createDirectory(at: url, withIntermediateDirectories: true)

@@ -180,7 +180,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         plist["NSStoreUUID"] = nil
         let data: Data
         do {
-            data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+            data = try PropertyListWriter.data(plist, format: .binary)
         } catch {
             throw PersistenceError.store(path: path, reason: "cannot encode metadata: \(error)")
         }
