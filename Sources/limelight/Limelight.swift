@@ -10,6 +10,23 @@ struct Limelight: ParsableCommand {
         commandName: "limelight",
         abstract: "Search, open and inspect Core Data-style stores and their indexed records.",
         subcommands: [Search.self, Open.self, Record.self, Status.self, Index.self, Markers.self, Fetch.self, Model.self, Migrate.self])
+
+    /// `limelight search` in its plain forms runs without ArgumentParser (see
+    /// `SearchInvocation.plainArguments`); every other command line, help and completion scripts
+    /// included, is ArgumentParser's.
+    static func main() {
+        let arguments = CommandLine.arguments.dropFirst()
+        if arguments.first == Search.configuration.commandName,
+           let invocation = SearchInvocation.plainArguments(arguments.dropFirst()) {
+            do {
+                try invocation.run()
+            } catch {
+                exit(withError: error)
+            }
+            return
+        }
+        main(nil)
+    }
 }
 
 /// Errors the command line reports as one clear line, with exit status 1.

@@ -24,32 +24,8 @@ extension Limelight {
         @Flag(help: "Keep running and print changes to the results as the index changes.") var live = false
 
         func run() throws {
-            signal(SIGPIPE, SIG_DFL)
-            let indexURL = URL(fileURLWithPath: index ?? defaultIndexPath())
-            var options = SearchService.Options(query: query.joined(separator: " "))
-            options.language = language
-            options.limit = limit
-            options.offset = offset
-            options.sort = sort
-            let service = try SearchService(indexPath: indexURL)
-            if count {
-                print(try service.count(options))
-                return
-            }
-            if live {
-                try LiveSearch(service: service, options: options, indexURL: indexURL, json: json).run()
-                return
-            }
-            let outcome = try service.search(options)
-            for hit in outcome.hits { try HitPrinter.print(hit, json: json) }
-            for dropped in outcome.dropped {
-                FileHandle.standardError.write(Data("dropped \(dropped.document.uri): \(dropped.reason)\n".utf8))
-            }
-            if outcome.hits.isEmpty && !json { FileHandle.standardError.write(Data("no matches\n".utf8)) }
-            // The process ends here rather than after tearing the service down: releasing the
-            // stores' contexts disposes their dispatch queues, and libdispatch starts a worker
-            // thread just to do that.
-            Foundation.exit(EXIT_SUCCESS)
+            try SearchInvocation(query: query, index: index, language: language, limit: limit, offset: offset, sort: sort,
+                                 count: count, json: json, live: live).run()
         }
     }
 }

@@ -61,6 +61,42 @@ import Testing
         #expect(none.stderr.contains("no matches"))
     }
 
+    /// `search` in its plain forms skips ArgumentParser; `--name=value` and the rest go through it.
+    /// Both must print the same, errors included.
+    @Test func plainFormsAndArgumentParserFormsPrintTheSame() throws {
+        let h = try cookbook()
+        let pairs: [([String], [String])] = [
+            (["--json", "entity:Recipe", "--sort", "servings", "--offset", "1", "--limit", "1"],
+             ["--json", "entity:Recipe", "--sort=servings", "--offset=1", "--limit=1"]),
+            (["cilantro"], ["--limit=20", "cilantro"]),
+            (["lime", "--json"], ["lime", "--json", "--offset=0"]),
+            (["--count", "--language", "none", "tomatoes"], ["--count", "--language=none", "tomatoes"]),
+            (["durian"], ["--offset=0", "durian"]),
+            (["tomato", "--sort", "colour"], ["tomato", "--sort=colour"]),
+            (["--index", h.home.appendingPathComponent("nowhere").path, "tomato"],
+             ["--index=" + h.home.appendingPathComponent("nowhere").path, "tomato"]),
+        ]
+        for (plain, parsed) in pairs {
+            let fast = try h.run("limelight", ["search"] + plain, allowFailure: true)
+            let full = try h.run("limelight", ["search"] + parsed, allowFailure: true)
+            #expect(fast.status == full.status, "\(plain)")
+            #expect(fast.stdout == full.stdout, "\(plain)")
+            #expect(fast.stderr == full.stderr, "\(plain)")
+            #expect(!(fast.stdout + fast.stderr).isEmpty, "\(plain)")
+        }
+        // What the plain forms leave to ArgumentParser is still answered by it.
+        let badLimit = try h.run("limelight", ["search", "--limit", "many", "tomato"], allowFailure: true)
+        #expect(badLimit.status != 0)
+        #expect(badLimit.stderr.contains("'many'"))
+        let noWords = try h.run("limelight", ["search", "--json"], allowFailure: true)
+        #expect(noWords.status != 0)
+        #expect(noWords.stderr.contains("<query>"))
+        let help = try h.run("limelight", ["search", "--help"])
+        #expect(help.stdout.contains("--sort <sort>"))
+        let completion = try h.run("limelight", ["--generate-completion-script", "bash"])
+        #expect(completion.stdout.contains("--language"))
+    }
+
     @Test func searchingWithoutAnIndexSaysHowToMakeOne() throws {
         let h = try Harness()
         let result = try h.run("limelight", ["search", "tomato"], allowFailure: true)
