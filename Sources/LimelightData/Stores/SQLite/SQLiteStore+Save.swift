@@ -2,26 +2,36 @@ import Foundation
 import CSQLite
 
 extension SQLiteStore {
-    func sqliteSave(_ changes: SaveChanges) throws -> [ManagedObjectID: ManagedObjectID] {
+    func sqliteSave(_ changes: SaveChanges) throws -> [ManagedObjectID] {
         let db = try db()
         try db.execute("BEGIN IMMEDIATE")
         do {
-            let mapping = try allocateKeys(for: changes.inserted.map(\.id).filter(\.isTemporaryID), db: db)
-            let resolve = { (id: ManagedObjectID) -> ManagedObjectID in mapping[id] ?? id }
+            let temporary = changes.inserted.map(\.id)
+            let permanent = try allocateKeys(for: temporary, db: db)
+            var mapping = PermanentIDMapping(temporary: temporary, permanent: permanent)
             var conflicts: [ManagedObjectID] = []
             for snapshot in changes.deleted {
                 if try !delete(snapshot, db: db) { conflicts.append(snapshot.id) }
             }
             var inserts = InsertStatements()
-            for snapshot in changes.inserted { try insert(snapshot, id: resolve(snapshot.id), resolve: resolve, db: db, statements: &inserts) }
+            for (snapshot, id) in zip(changes.inserted, permanent) {
+                try insert(snapshot, id: id, resolve: { mapping.resolve($0) }, db: db, statements: &inserts)
+            }
             for snapshot in changes.updated {
-                if try !update(snapshot, resolve: resolve, db: db) { conflicts.append(snapshot.id) }
+                if try !update(snapshot, resolve: { mapping.resolve($0) }, db: db) { conflicts.append(snapshot.id) }
             }
             if !conflicts.isEmpty { throw PersistenceError.conflict(objects: conflicts) }
-            for participant in saveParticipants { try participant.willCommit(changes, mapping: mapping, store: self) }
+            if !saveParticipants.isEmpty {
+                // Participants see the new objects under the IDs they were stored with.
+                var stored = changes
+                stored.inserted = zip(changes.inserted, permanent).map { snapshot, id in
+                    ObjectSnapshot(id: id, values: snapshot.values, version: snapshot.version, changed: snapshot.changed)
+                }
+                for participant in saveParticipants { try participant.willCommit(stored, mapping: [:], store: self) }
+            }
             try db.execute("COMMIT")
             for participant in saveParticipants { participant.didCommit(store: self) }
-            return mapping
+            return permanent
         } catch {
             try? db.execute("ROLLBACK")
             if let persistence = error as? PersistenceError { throw persistence }
@@ -29,13 +39,13 @@ extension SQLiteStore {
         }
     }
 
-    func sqliteObtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] {
+    func sqliteObtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID] {
         let db = try db()
         try db.execute("BEGIN IMMEDIATE")
         do {
-            let mapping = try allocateKeys(for: ids.filter(\.isTemporaryID), db: db)
+            let permanent = try allocateKeys(for: ids, db: db)
             try db.execute("COMMIT")
-            return mapping
+            return permanent
         } catch {
             try? db.execute("ROLLBACK")
             throw error
@@ -43,24 +53,42 @@ extension SQLiteStore {
     }
 
     /// Reserves primary keys from the root entity's `Z_MAX`, as Core Data does: keys are unique
-    /// per table, shared by an inheritance tree.
-    private func allocateKeys(for ids: [ManagedObjectID], db: SQLiteConnection) throws -> [ManagedObjectID: ManagedObjectID] {
-        var mapping: [ManagedObjectID: ManagedObjectID] = [:]
-        let byRoot = Dictionary(grouping: ids) { $0.entity.rootIdentity }
-        for group in byRoot.values {
-            guard let root = group.first?.entity.rootEntity else { continue }
-            let number = Int64(schema.number(of: root))
-            var next = (try db.scalarInt("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)]) ?? 0)
-            if let table = schema.table(for: root) {
-                next = max(next, try db.scalarInt("SELECT max(Z_PK) FROM \(table.name)") ?? 0)
+    /// per table, shared by an inheritance tree. Returns each ID's permanent one, in order; the
+    /// counter of each tree is read once and written once per call, not per object.
+    private func allocateKeys(for ids: [ManagedObjectID], db: SQLiteConnection) throws -> [ManagedObjectID] {
+        // Per inheritance tree: its entity number and the last key handed out. A save has few
+        // trees, so a short list searched from the last one used beats hashing every ID's.
+        var counters: [(root: ObjectIdentifier, number: Int64, last: Int64)] = []
+        var current = -1
+        var result: [ManagedObjectID] = []
+        result.reserveCapacity(ids.count)
+        for id in ids {
+            guard id.isTemporaryID else {
+                result.append(id)
+                continue
             }
-            for id in group {
-                next += 1
-                mapping[id] = objectID(entity: id.entity, primaryKey: next)
+            let root = id.entity.rootIdentity
+            if current < 0 || counters[current].root != root {
+                if let known = counters.firstIndex(where: { $0.root == root }) {
+                    current = known
+                } else {
+                    let rootEntity = id.entity.rootEntity
+                    let number = Int64(schema.number(of: rootEntity))
+                    var last = try db.scalarInt("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)]) ?? 0
+                    if let table = schema.table(for: rootEntity) {
+                        last = max(last, try db.scalarInt("SELECT max(Z_PK) FROM \(table.name)") ?? 0)
+                    }
+                    counters.append((root, number, last))
+                    current = counters.count - 1
+                }
             }
-            try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(next), .integer(number)])
+            counters[current].last += 1
+            result.append(objectID(entity: id.entity, primaryKey: counters[current].last))
         }
-        return mapping
+        for counter in counters {
+            try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(counter.last), .integer(counter.number)])
+        }
+        return result
     }
 
     func writePlan(for entity: EntityDescription, table: SQLiteSchema.Table) -> SQLiteWritePlan {
