@@ -39,6 +39,10 @@ extension ManagedObjectContext {
             var router = SaveRouter(coordinator: coordinator)
             for object in insertedSet {
                 let index = try router.batch(forNew: object, in: &batches)
+                if batches[index].insertedObjects.isEmpty {
+                    batches[index].insertedObjects.reserveCapacity(insertedSet.count)
+                    batches[index].changes.inserted.reserveCapacity(insertedSet.count)
+                }
                 batches[index].changes.inserted.append(ObjectSnapshot(id: object.objectID, values: object.values,
                                                                       version: object.storeVersion, changed: []))
                 batches[index].insertedObjects.append(object)
@@ -88,24 +92,28 @@ extension ManagedObjectContext {
 
     private func didCommit(_ batches: [StoreBatch], updated: Set<ManagedObject>) {
         let inserted = insertedSet, deleted = deletedSet
-        // New objects take their permanent IDs, given back in the order of their snapshots.
+        // New objects take their permanent IDs, given back in the order of their snapshots, and
+        // become saved objects in the same pass.
         var remapped: [PermanentIDMapping] = []
         for batch in batches where !batch.insertedObjects.isEmpty {
-            for (object, permanent) in zip(batch.insertedObjects, batch.permanentIDs) where object.objectID.isTemporaryID {
-                registry.remove(object)
-                object.objectID = permanent
-                registry.insert(object)
+            for (object, permanent) in zip(batch.insertedObjects, batch.permanentIDs) {
+                if object.objectID.isTemporaryID {
+                    registry.remove(object)
+                    object.objectID = permanent
+                    registry.insert(object)
+                }
+                object.committedValues = object.values
+                object.storeVersion = 1
+                object.insertedFlag = false
+                object.updatedFlag = false
             }
             remapped.append(PermanentIDMapping(temporary: batch.changes.inserted.map(\.id), permanent: batch.permanentIDs))
         }
         remapRegisteredObjects(&remapped)
-        for saved in [inserted, updated] {
-            for object in saved {
-                object.committedValues = object.values
-                object.storeVersion = object.insertedFlag ? 1 : object.storeVersion + 1
-                object.insertedFlag = false
-                object.updatedFlag = false
-            }
+        for object in updated {
+            object.committedValues = object.values
+            object.storeVersion += 1
+            object.updatedFlag = false
         }
         for object in deleted {
             registry.remove(object)
@@ -116,7 +124,10 @@ extension ManagedObjectContext {
         updatedSet = []
         deletedSet = []
         problems = []
-        for saved in [inserted, updated, deleted] {
+        for batch in batches {
+            for object in batch.insertedObjects { object.didSave() }
+        }
+        for saved in [updated, deleted] {
             for object in saved { object.didSave() }
         }
         undoManager?.closeGroup()

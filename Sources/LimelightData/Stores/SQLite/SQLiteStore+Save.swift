@@ -166,31 +166,34 @@ extension SQLiteStore {
             statements.byEntity[key] = (plan, statement)
         }
         statements.last = (key, plan, statement)
-        // Values are bound straight from the snapshot: no per-row arrays of columns.
-        try db.runPrepared(statement, sql: plan.insertSQL) { bind in
-            try bind(.integer(pk))
-            try bind(.integer(plan.entityNumber))
-            try bind(.integer(1))
-            for column in plan.insertColumns {
-                switch column {
-                case .integer64(let index):
-                    // The common case without a conversion: the slot holds the canonical Int64.
-                    if let value = snapshot.values[index] as? Int64 {
-                        try bind(.integer(value))
-                    } else {
-                        try bind(try plan.sqlValue(snapshot.values[index], slot: index))
-                    }
-                case .attribute(let index):
-                    try bind(try plan.sqlValue(snapshot.values[index], slot: index))
-                case .toOne(let index, let hasTypeColumn):
-                    let related = (snapshot.values[index] as? ManagedObjectID).map(resolve)
-                    try bind(related?.primaryKey.map { .integer($0) } ?? .null)
-                    if hasTypeColumn {
-                        try bind(related.map { .integer(Int64(schema.number(of: $0.entity))) } ?? .null)
-                    }
+        // Values are bound straight from the snapshot, integers without a `SQLiteValue` between:
+        // no per-row arrays of columns. Return codes are gathered (SQLITE_OK is 0) and checked once.
+        var rc = sqlite3_bind_int64(statement, 1, pk) | sqlite3_bind_int64(statement, 2, plan.entityNumber)
+            | sqlite3_bind_int64(statement, 3, 1)
+        var position: Int32 = 3
+        for column in plan.insertColumns {
+            position += 1
+            switch column {
+            case .integer64(let index):
+                // The common case without a conversion: the slot holds the canonical Int64.
+                if let value = snapshot.values[index] as? Int64 {
+                    rc |= sqlite3_bind_int64(statement, position, value)
+                } else {
+                    try db.bind(try plan.sqlValue(snapshot.values[index], slot: index), at: position, to: statement)
+                }
+            case .attribute(let index):
+                try db.bind(try plan.sqlValue(snapshot.values[index], slot: index), at: position, to: statement)
+            case .toOne(let index, let hasTypeColumn):
+                let related = (snapshot.values[index] as? ManagedObjectID).map(resolve)
+                try db.bind(related?.primaryKey.map { .integer($0) } ?? .null, at: position, to: statement)
+                if hasTypeColumn {
+                    position += 1
+                    try db.bind(related.map { .integer(Int64(schema.number(of: $0.entity))) } ?? .null, at: position, to: statement)
                 }
             }
         }
+        guard rc == SQLITE_OK else { throw db.error("binding the values of \(plan.insertSQL)") }
+        try db.step(statement, sql: plan.insertSQL)
         if !plan.joinTableSlots.isEmpty {
             try writeJoinRows(snapshot, id: id, indices: plan.joinTableSlots, replacing: false, resolve: resolve, db: db)
         }
