@@ -107,7 +107,7 @@ extension ManagedObjectContext {
                 object.insertedFlag = false
                 object.updatedFlag = false
             }
-            remapped.append(PermanentIDMapping(temporary: batch.changes.inserted.map(\.id), permanent: batch.permanentIDs))
+            remapped.append(PermanentIDMapping(snapshots: batch.changes.inserted, permanent: batch.permanentIDs))
         }
         remapRegisteredObjects(&remapped)
         for object in updated {
@@ -178,8 +178,8 @@ extension ManagedObjectContext {
             }
             for index in batches.indices {
                 let ids = batches[index].insertedObjects.map(\.objectID)
-                batches[index].permanentIDs = try batches[index].store.obtainPermanentIDs(for: ids)
                 batches[index].changes.inserted = ids.map { ObjectSnapshot(id: $0, values: [], version: 0, changed: []) }
+                batches[index].permanentIDs = try batches[index].store.obtainPermanentIDs(for: ids)
             }
         }
         var remapped: [PermanentIDMapping] = []
@@ -189,7 +189,7 @@ extension ManagedObjectContext {
                 object.objectID = permanent
                 registry.insert(object)
             }
-            remapped.append(PermanentIDMapping(temporary: batch.changes.inserted.map(\.id), permanent: batch.permanentIDs))
+            remapped.append(PermanentIDMapping(snapshots: batch.changes.inserted, permanent: batch.permanentIDs))
         }
         remapRegisteredObjects(&remapped)
     }

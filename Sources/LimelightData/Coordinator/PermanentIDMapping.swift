@@ -4,15 +4,16 @@
 /// the dictionary by temporary ID is built only when something asks for one (a relationship that
 /// points at an object new in the same save, or a context remapping related objects).
 struct PermanentIDMapping {
-    let temporary: [ManagedObjectID]
+    /// The new objects as the store was handed them (their IDs are read only if asked for).
+    let snapshots: [ObjectSnapshot]
     let permanent: [ManagedObjectID]
     private var byTemporary: [ManagedObjectID: ManagedObjectID]?
 
-    /// `permanent[i]` is the ID of the object that had `temporary[i]` (the same ID if it was
-    /// already permanent).
-    init(temporary: [ManagedObjectID], permanent: [ManagedObjectID]) {
-        precondition(temporary.count == permanent.count, "one permanent ID per new object")
-        self.temporary = temporary
+    /// `permanent[i]` is the ID of the object of `snapshots[i]` (the same ID if it was already
+    /// permanent).
+    init(snapshots: [ObjectSnapshot], permanent: [ManagedObjectID]) {
+        precondition(snapshots.count == permanent.count, "one permanent ID per new object")
+        self.snapshots = snapshots
         self.permanent = permanent
     }
 
@@ -26,8 +27,8 @@ struct PermanentIDMapping {
     mutating func dictionary() -> [ManagedObjectID: ManagedObjectID] {
         if let byTemporary { return byTemporary }
         var built: [ManagedObjectID: ManagedObjectID] = [:]
-        built.reserveCapacity(temporary.count)
-        for (old, new) in zip(temporary, permanent) where old.isTemporaryID { built[old] = new }
+        built.reserveCapacity(snapshots.count)
+        for index in snapshots.indices where snapshots[index].id.isTemporaryID { built[snapshots[index].id] = permanent[index] }
         byTemporary = built
         return built
     }

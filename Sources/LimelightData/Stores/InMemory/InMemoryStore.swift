@@ -39,7 +39,7 @@ final class InMemoryStore: PersistentStore, @unchecked Sendable {
         }
         if !conflicts.isEmpty { throw PersistenceError.conflict(objects: conflicts) }
         let permanent = try obtainPermanentIDs(for: changes.inserted.map(\.id))
-        var mapping = PermanentIDMapping(temporary: changes.inserted.map(\.id), permanent: permanent)
+        var mapping = PermanentIDMapping(snapshots: changes.inserted, permanent: permanent)
         func resolved(_ values: [Any?]) -> [Any?] {
             values.map { value in
                 if let id = value as? ManagedObjectID { return mapping.resolve(id) }

@@ -6,16 +6,18 @@ extension SQLiteStore {
         let db = try db()
         try db.execute("BEGIN IMMEDIATE")
         do {
-            let temporary = changes.inserted.map(\.id)
-            let permanent = try allocateKeys(for: temporary, db: db)
-            var mapping = PermanentIDMapping(temporary: temporary, permanent: permanent)
+            let permanent = try allocateKeys(for: changes.inserted, db: db)
+            var mapping = PermanentIDMapping(snapshots: changes.inserted, permanent: permanent)
             var conflicts: [ManagedObjectID] = []
             for snapshot in changes.deleted {
                 if try !delete(snapshot, db: db) { conflicts.append(snapshot.id) }
             }
             var inserts = InsertStatements()
-            for (snapshot, id) in zip(changes.inserted, permanent) {
-                try insert(snapshot, id: id, resolve: { mapping.resolve($0) }, db: db, statements: &inserts)
+            // Through a buffer: the snapshots are read in place, not copied out one by one.
+            try changes.inserted.withUnsafeBufferPointer { snapshots in
+                for index in snapshots.indices {
+                    try insert(snapshots[index], id: permanent[index], resolve: { mapping.resolve($0) }, db: db, statements: &inserts)
+                }
             }
             for snapshot in changes.updated {
                 if try !update(snapshot, resolve: { mapping.resolve($0) }, db: db) { conflicts.append(snapshot.id) }
@@ -43,7 +45,7 @@ extension SQLiteStore {
         let db = try db()
         try db.execute("BEGIN IMMEDIATE")
         do {
-            let permanent = try allocateKeys(for: ids, db: db)
+            let permanent = try allocateKeys(for: ids.map { ObjectSnapshot(id: $0, values: [], version: 0, changed: []) }, db: db)
             try db.execute("COMMIT")
             return permanent
         } catch {
@@ -55,14 +57,15 @@ extension SQLiteStore {
     /// Reserves primary keys from the root entity's `Z_MAX`, as Core Data does: keys are unique
     /// per table, shared by an inheritance tree. Returns each ID's permanent one, in order; the
     /// counter of each tree is read once and written once per call, not per object.
-    private func allocateKeys(for ids: [ManagedObjectID], db: SQLiteConnection) throws -> [ManagedObjectID] {
+    private func allocateKeys(for snapshots: [ObjectSnapshot], db: SQLiteConnection) throws -> [ManagedObjectID] {
         // Per inheritance tree: its entity number and the last key handed out. A save has few
         // trees, so a short list searched from the last one used beats hashing every ID's.
         var counters: [(root: ObjectIdentifier, number: Int64, last: Int64)] = []
         var current = -1
         var result: [ManagedObjectID] = []
-        result.reserveCapacity(ids.count)
-        for id in ids {
+        result.reserveCapacity(snapshots.count)
+        for index in snapshots.indices {
+            let id = snapshots[index].id
             guard id.isTemporaryID else {
                 result.append(id)
                 continue
