@@ -243,7 +243,9 @@ extension SQLiteStore {
 }
 
 /// How one entity's rows are written: a slot per property (nil when not stored in the row).
-struct SQLiteWritePlan {
+/// A class: a save hands the same plan to every row of the entity, which then costs one
+/// reference instead of copying its arrays' references.
+final class SQLiteWritePlan {
     struct Slot {
         let column: String
         let attribute: AttributeDescription?
@@ -265,6 +267,16 @@ struct SQLiteWritePlan {
     let insertColumns: [InsertColumn]
     /// The attributes of the attribute columns, by slot (`nil` for other slots).
     let attributes: [AttributeDescription?]
+
+    init(slots: [Slot?], insertSQL: String, entityNumber: Int64, joinTableSlots: [Int], insertColumns: [InsertColumn],
+         attributes: [AttributeDescription?]) {
+        self.slots = slots
+        self.insertSQL = insertSQL
+        self.entityNumber = entityNumber
+        self.joinTableSlots = joinTableSlots
+        self.insertColumns = insertColumns
+        self.attributes = attributes
+    }
 
     /// The column value of attribute slot `slot` (every attribute column has its attribute).
     func sqlValue(_ value: Any?, slot: Int) throws -> SQLiteValue {
