@@ -40,6 +40,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// The last answer of `classCache`: a fetch makes objects of one entity after another.
     private var lastClass: (generation: UInt64, entity: ObjectIdentifier, type: ManagedObject.Type)?
 
+    /// What the context's objects reach it through; cleared as the context goes.
+    let link = ContextLink()
+
     public init(concurrencyType: ConcurrencyType) {
         self.concurrencyType = concurrencyType
         switch concurrencyType {
@@ -47,6 +50,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
         case .privateQueue: queue = DispatchQueue(label: "limelight.context")
         }
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+        link.context = self
+    }
+
+    deinit {
+        // First, before the objects the context holds go: from here on they see no context.
+        link.context = nil
     }
 
     // MARK: Queue confinement

@@ -12,7 +12,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     let entityLayout: EntityLayout
     public internal(set) var objectID: ManagedObjectID
     /// The context the object is registered in; `nil` after it was deleted and saved, or reset.
-    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+    public internal(set) var managedObjectContext: ManagedObjectContext? {
+        get { contextLink?.context }
+        set { contextLink = newValue?.link }
+    }
+    /// How the object reaches its context without a weak reference (see `ContextLink`).
+    private var contextLink: ContextLink?
 
     /// Current values, one slot per property of `entity.properties`.
     var values: [Any?]
