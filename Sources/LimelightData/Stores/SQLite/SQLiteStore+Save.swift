@@ -13,11 +13,10 @@ extension SQLiteStore {
                 if try !delete(snapshot, db: db) { conflicts.append(snapshot.id) }
             }
             var inserts = InsertStatements()
-            // Through a buffer: the snapshots are read in place, not copied out one by one.
-            try changes.inserted.withUnsafeBufferPointer { snapshots in
-                for index in snapshots.indices {
-                    try insert(snapshots[index], id: permanent[index], resolve: { mapping.resolve($0) }, db: db, statements: &inserts)
-                }
+            // Only the values are taken from each snapshot: copying a whole snapshot per row costs
+            // a reference count for each of its parts.
+            for index in changes.inserted.indices {
+                try insert(changes.inserted[index].values, id: permanent[index], resolve: { mapping.resolve($0) }, db: db, statements: &inserts)
             }
             for snapshot in changes.updated {
                 if try !update(snapshot, resolve: { mapping.resolve($0) }, db: db) { conflicts.append(snapshot.id) }
@@ -153,7 +152,7 @@ extension SQLiteStore {
         var last: (entity: ObjectIdentifier, plan: SQLiteWritePlan, statement: OpaquePointer)?
     }
 
-    private func insert(_ snapshot: ObjectSnapshot, id: ManagedObjectID, resolve: (ManagedObjectID) -> ManagedObjectID,
+    private func insert(_ values: [Any?], id: ManagedObjectID, resolve: (ManagedObjectID) -> ManagedObjectID,
                         db: SQLiteConnection, statements: inout InsertStatements) throws {
         guard let pk = id.primaryKey else { return }
         let key = ObjectIdentifier(id.entity)
@@ -178,16 +177,17 @@ extension SQLiteStore {
             position += 1
             switch column {
             case .integer64(let index):
-                // The common case without a conversion: the slot holds the canonical Int64.
-                if let value = snapshot.values[index] as? Int64 {
+                // The common case without a conversion: the slot holds the canonical Int64. (The
+                // optional is unwrapped first: a cast from `Any?` asks the runtime to do it, slower.)
+                if let stored = values[index], let value = stored as? Int64 {
                     rc |= sqlite3_bind_int64(statement, position, value)
                 } else {
-                    try db.bind(try plan.sqlValue(snapshot.values[index], slot: index), at: position, to: statement)
+                    try db.bind(try plan.sqlValue(values[index], slot: index), at: position, to: statement)
                 }
             case .attribute(let index):
-                try db.bind(try plan.sqlValue(snapshot.values[index], slot: index), at: position, to: statement)
+                try db.bind(try plan.sqlValue(values[index], slot: index), at: position, to: statement)
             case .toOne(let index, let hasTypeColumn):
-                let related = (snapshot.values[index] as? ManagedObjectID).map(resolve)
+                let related = (values[index] as? ManagedObjectID).map(resolve)
                 try db.bind(related?.primaryKey.map { .integer($0) } ?? .null, at: position, to: statement)
                 if hasTypeColumn {
                     position += 1
@@ -198,7 +198,7 @@ extension SQLiteStore {
         guard rc == SQLITE_OK else { throw db.error("binding the values of \(plan.insertSQL)") }
         try db.step(statement, sql: plan.insertSQL)
         if !plan.joinTableSlots.isEmpty {
-            try writeJoinRows(snapshot, id: id, indices: plan.joinTableSlots, replacing: false, resolve: resolve, db: db)
+            try writeJoinRows(values, id: id, indices: plan.joinTableSlots, replacing: false, resolve: resolve, db: db)
         }
     }
 
@@ -210,7 +210,7 @@ extension SQLiteStore {
         let changed = try db.run("UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?",
                                  columns.map(\.1) + [.integer(pk), .integer(snapshot.version)])
         guard changed == 1 else { return false }
-        try writeJoinRows(snapshot, id: snapshot.id, indices: snapshot.changed, replacing: true, resolve: resolve, db: db)
+        try writeJoinRows(snapshot.values, id: snapshot.id, indices: snapshot.changed, replacing: true, resolve: resolve, db: db)
         return true
     }
 
@@ -225,13 +225,13 @@ extension SQLiteStore {
         return true
     }
 
-    private func writeJoinRows(_ snapshot: ObjectSnapshot, id: ManagedObjectID, indices: [Int], replacing: Bool,
+    private func writeJoinRows(_ values: [Any?], id: ManagedObjectID, indices: [Int], replacing: Bool,
                                resolve: (ManagedObjectID) -> ManagedObjectID, db: SQLiteConnection) throws {
         guard let pk = id.primaryKey else { return }
         for index in indices {
             guard let relationship = id.entity.properties[index] as? RelationshipDescription,
                   let join = schema.joinTable(for: relationship),
-                  case .loaded(let related)? = snapshot.values[index] as? ToManySlot else { continue }
+                  case .loaded(let related)? = values[index] as? ToManySlot else { continue }
             if replacing { try db.run("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [.integer(pk)]) }
             for other in related {
                 guard let otherKey = resolve(other).primaryKey else { continue }
