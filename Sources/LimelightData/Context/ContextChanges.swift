@@ -62,16 +62,21 @@ extension ManagedObjectContext {
 
     /// Registers a new object; it is saved with the next save.
     public func insert(_ object: ManagedObject) {
-        if object.managedObjectContext === self, object.insertedFlag { return }
-        let isFirstInsert = object.committedValues == nil && !object.deletedFlag
-        // An object moving over from another context leaves that one's registry.
-        if let previous = object.managedObjectContext, previous !== self { previous.objectDidGo(object) }
-        object.managedObjectContext = self
+        let current = object.managedObjectContext
+        if current === self, object.insertedFlag { return }
+        let wasDeleted = object.deletedFlag
+        let isFirstInsert = object.committedValues == nil && !wasDeleted
+        if current !== self {
+            // An object moving over from another context leaves that one's registry.
+            current?.objectDidGo(object)
+            object.managedObjectContext = self
+        }
         object.deletedFlag = false
         object.insertedFlag = true
         registry.insert(object)
         insertedSet.insert(object)
-        deletedSet.remove(object)
+        // Only a deleted object can be in the deleted set: a new one costs no lookup there.
+        if wasDeleted { deletedSet.remove(object) }
         pendingInserted.insert(object)
         if isFirstInsert {
             for (index, value) in object.entityLayout.initialValues {

@@ -33,43 +33,46 @@ extension ManagedObjectContext {
         }
         guard failures.isEmpty else { throw ValidationError(failures: failures) }
 
-        let inserted = insertedSet, updated = updatedSet.filter { !$0.faultFlag }, deleted = deletedSet
-        var changesByStore: [ObjectIdentifier: (PersistentStore, SaveChanges)] = [:]
-        func add(_ object: ManagedObject, to keyPath: WritableKeyPath<SaveChanges, [ObjectSnapshot]>, store: PersistentStore) {
-            // Only updates need to know what changed: an insert writes every slot.
-            let changed = object.insertedFlag ? [] : object.committedValues.map { committed in
-                object.values.indices.filter { !ValueEquality.same(committed[$0], object.values[$0]) }
-            } ?? Array(object.values.indices)
-            let snapshot = ObjectSnapshot(id: object.objectID, values: object.values, version: object.storeVersion, changed: changed)
-            changesByStore[ObjectIdentifier(store), default: (store, SaveChanges())].1[keyPath: keyPath].append(snapshot)
-        }
+        let updated = updatedSet.filter { !$0.faultFlag }
+        var batches: [StoreBatch] = []
         try coordinator.withStores {
-            // Where new objects go depends on their entity only: asked once per entity.
-            var storeForNew: [ObjectIdentifier: PersistentStore] = [:]
-            for object in inserted {
-                let store: PersistentStore
-                if !object.objectID.isTemporaryID {
-                    store = try coordinator.store(for: object.objectID)
-                } else if let known = storeForNew[ObjectIdentifier(object.entity)] {
-                    store = known
-                } else {
-                    store = try coordinator.store(forNew: object.entity)
-                    storeForNew[ObjectIdentifier(object.entity)] = store
+            var router = SaveRouter(coordinator: coordinator)
+            for object in insertedSet {
+                let index = try router.batch(forNew: object, in: &batches)
+                if batches[index].insertedObjects.isEmpty {
+                    batches[index].insertedObjects.reserveCapacity(insertedSet.count)
+                    batches[index].changes.inserted.reserveCapacity(insertedSet.count)
                 }
-                add(object, to: \.inserted, store: store)
+                batches[index].changes.inserted.append(ObjectSnapshot(id: object.objectID, values: object.values,
+                                                                      version: object.storeVersion, changed: []))
+                batches[index].insertedObjects.append(object)
             }
-            for object in updated { add(object, to: \.updated, store: try coordinator.store(for: object.objectID)) }
-            for object in deleted { add(object, to: \.deleted, store: try coordinator.store(for: object.objectID)) }
+            for object in updated {
+                let index = try router.batch(for: object.objectID, in: &batches)
+                batches[index].changes.updated.append(ObjectSnapshot(id: object.objectID, values: object.values,
+                                                                     version: object.storeVersion, changed: Self.changedSlots(of: object)))
+            }
+            for object in deletedSet {
+                let index = try router.batch(for: object.objectID, in: &batches)
+                batches[index].changes.deleted.append(ObjectSnapshot(id: object.objectID, values: object.values,
+                                                                     version: object.storeVersion, changed: Self.changedSlots(of: object)))
+            }
         }
-        var mapping: [ManagedObjectID: ManagedObjectID] = [:]
         try coordinator.withStores {
-            for (store, changes) in changesByStore.values where !changes.isEmpty {
+            for index in batches.indices where !batches[index].changes.isEmpty {
+                let store = batches[index].store
                 if store.isReadOnly { throw PersistenceError.store(path: store.url?.path ?? "store", reason: "the store is read-only") }
-                let saved = try store.save(changes)
-                if mapping.isEmpty { mapping = saved } else { mapping.merge(saved) { a, _ in a } }
+                batches[index].permanentIDs = try store.save(batches[index].changes)
             }
         }
-        didCommit(inserted: inserted, updated: updated, deleted: deleted, mapping: mapping)
+        didCommit(batches, updated: updated)
+    }
+
+    /// An update's slots whose value differs from the last saved one; every slot when nothing was
+    /// saved yet. (An insert writes every slot and needs none.)
+    private static func changedSlots(of object: ManagedObject) -> [Int] {
+        guard let committed = object.committedValues else { return Array(object.values.indices) }
+        return object.values.indices.filter { !ValueEquality.same(committed[$0], object.values[$0]) }
     }
 
     private func hookFailures(_ object: ManagedObject, _ hook: (ManagedObject) throws -> Void) -> [ValidationFailure] {
@@ -87,23 +90,30 @@ extension ManagedObjectContext {
         }
     }
 
-    private func didCommit(inserted: Set<ManagedObject>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>,
-                           mapping: [ManagedObjectID: ManagedObjectID]) {
-        for object in inserted {
-            if let permanent = mapping[object.objectID] {
-                registry.remove(object)
-                object.objectID = permanent
-                registry.insert(object)
-            }
-        }
-        if !mapping.isEmpty { remapRegisteredObjects(mapping) }
-        for saved in [inserted, updated] {
-            for object in saved {
+    private func didCommit(_ batches: [StoreBatch], updated: Set<ManagedObject>) {
+        let inserted = insertedSet, deleted = deletedSet
+        // New objects take their permanent IDs, given back in the order of their snapshots, and
+        // become saved objects in the same pass.
+        var remapped: [PermanentIDMapping] = []
+        for batch in batches where !batch.insertedObjects.isEmpty {
+            for (object, permanent) in zip(batch.insertedObjects, batch.permanentIDs) {
+                if object.objectID.isTemporaryID {
+                    registry.remove(object)
+                    object.objectID = permanent
+                    registry.insert(object)
+                }
                 object.committedValues = object.values
-                object.storeVersion = object.insertedFlag ? 1 : object.storeVersion + 1
+                object.storeVersion = 1
                 object.insertedFlag = false
                 object.updatedFlag = false
             }
+            remapped.append(PermanentIDMapping(snapshots: batch.changes.inserted, permanent: batch.permanentIDs))
+        }
+        remapRegisteredObjects(&remapped)
+        for object in updated {
+            object.committedValues = object.values
+            object.storeVersion += 1
+            object.updatedFlag = false
         }
         for object in deleted {
             registry.remove(object)
@@ -114,7 +124,10 @@ extension ManagedObjectContext {
         updatedSet = []
         deletedSet = []
         problems = []
-        for saved in [inserted, updated, deleted] {
+        for batch in batches {
+            for object in batch.insertedObjects { object.didSave() }
+        }
+        for saved in [updated, deleted] {
             for object in saved { object.didSave() }
         }
         undoManager?.closeGroup()
@@ -155,25 +168,40 @@ extension ManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else { throw PersistenceError.noStore("the context has no coordinator") }
         let temporary = objects.filter { $0.objectID.isTemporaryID }
         guard !temporary.isEmpty else { return }
-        var mapping: [ManagedObjectID: ManagedObjectID] = [:]
+        // One request per store, for all of its objects at once.
+        var batches: [StoreBatch] = []
         try coordinator.withStores {
+            var router = SaveRouter(coordinator: coordinator)
             for object in temporary {
-                let store = try coordinator.store(forNew: object.entity)
-                mapping.merge(try store.obtainPermanentIDs(for: [object.objectID])) { a, _ in a }
+                let index = try router.batch(forNew: object, in: &batches)
+                batches[index].insertedObjects.append(object)
+            }
+            for index in batches.indices {
+                let ids = batches[index].insertedObjects.map(\.objectID)
+                batches[index].changes.inserted = ids.map { ObjectSnapshot(id: $0, values: [], version: 0, changed: []) }
+                batches[index].permanentIDs = try batches[index].store.obtainPermanentIDs(for: ids)
             }
         }
-        for object in temporary {
-            guard let permanent = mapping[object.objectID] else { continue }
-            registry.remove(object)
-            object.objectID = permanent
-            registry.insert(object)
+        var remapped: [PermanentIDMapping] = []
+        for batch in batches {
+            for (object, permanent) in zip(batch.insertedObjects, batch.permanentIDs) where object.objectID.isTemporaryID {
+                registry.remove(object)
+                object.objectID = permanent
+                registry.insert(object)
+            }
+            remapped.append(PermanentIDMapping(snapshots: batch.changes.inserted, permanent: batch.permanentIDs))
         }
-        remapRegisteredObjects(mapping)
+        remapRegisteredObjects(&remapped)
     }
 
-    /// Points every loaded object's relationships at the permanent IDs; objects of entities
-    /// without relationships hold no IDs and are skipped.
-    private func remapRegisteredObjects(_ mapping: [ManagedObjectID: ManagedObjectID]) {
+    /// Points every loaded object's relationships at the permanent IDs. Only objects of entities
+    /// with relationships can hold IDs: without such entities in the model nothing is walked, and
+    /// no dictionary of the new IDs is built.
+    private func remapRegisteredObjects(_ mappings: inout [PermanentIDMapping]) {
+        guard !mappings.isEmpty, persistentStoreCoordinator?.managedObjectModel.hasRelationships ?? true else { return }
+        var mapping: [ManagedObjectID: ManagedObjectID] = [:]
+        for index in mappings.indices { mapping.merge(mappings[index].dictionary()) { first, _ in first } }
+        guard !mapping.isEmpty else { return }
         for object in registry.allObjects {
             guard !object.faultFlag, !object.entity.relationshipIndices.isEmpty else { continue }
             object.remapIDs(mapping)

@@ -4,8 +4,12 @@ import Foundation
 /// counts and types.
 enum Validation {
     static func failures(of object: ManagedObject) -> [ValidationFailure] {
-        var failures: [ValidationFailure] = []
         let layout = object.entityLayout
+        // The common entity has nothing but types to check and no hook to call: one pass over the
+        // values decides, and only an object that fails it takes the walk below (which says why).
+        if layout.checksTypesOnly, type(of: object) == ManagedObject.self,
+           passTypes(object.values, layout.attributeTypes) { return [] }
+        var failures: [ValidationFailure] = []
         let kinds = layout.kinds
         // `ManagedObject`'s own hook accepts everything: only subclasses need it called.
         let hasHook = type(of: object) != ManagedObject.self
@@ -45,6 +49,16 @@ enum Validation {
             }
         }
         return failures
+    }
+
+    /// Whether every value passes `passesType` for its attribute's type (`nil`: not an attribute).
+    private static func passTypes(_ values: [Any?], _ types: [AttributeType?]) -> Bool {
+        for index in values.indices {
+            guard let value = values[index] else { continue }
+            guard let type = types[index] else { return false }
+            if type != .transformable, type != .undefined, !AttributeValueCoercion.isCanonical(value, for: type) { return false }
+        }
+        return true
     }
 
     /// Whether a value of an attribute with no rule but its type passes: absent (the attribute

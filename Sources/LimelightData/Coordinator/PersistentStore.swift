@@ -127,10 +127,12 @@ public class PersistentStore: @unchecked Sendable {
         return (related, try rows(for: Array(Set(related.values.joined()))))
     }
     func relatedIDs(of id: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] { [] }
-    /// Writes one save atomically; returns the permanent ID for every temporary one.
-    func save(_ changes: SaveChanges) throws -> [ManagedObjectID: ManagedObjectID] { [:] }
-    /// Reserves primary keys for new objects without saving them.
-    func obtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] { [:] }
+    /// Writes one save atomically; returns the permanent ID of each of `changes.inserted`, in
+    /// order (by position, so a save of many new objects needs no dictionary of IDs).
+    func save(_ changes: SaveChanges) throws -> [ManagedObjectID] { changes.inserted.map(\.id) }
+    /// Reserves primary keys for new objects without saving them: the permanent ID of each of
+    /// `ids`, in order (an ID already permanent is handed back as it is).
+    func obtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID] { ids }
 
     /// Saves the metadata dictionary (SQLite: `Z_METADATA`).
     public func setMetadata(_ metadata: [String: Any]) throws {

@@ -143,6 +143,8 @@ final class EntityLayout: @unchecked Sendable {
     /// Attributes whose only rule is their type (optional, no bounds, no pattern): a save checks
     /// their values by type alone.
     let typeOnlyRules: [Bool]
+    /// Every property is such an attribute: a save checks the object's values by type alone.
+    let checksTypesOnly: Bool
 
     init(properties: [PropertyDescription]) {
         keys = PropertyKeyTable(properties.map(\.name))
@@ -161,6 +163,7 @@ final class EntityLayout: @unchecked Sendable {
             return (attribute.isOptional || attribute.isTransient) && attribute.minValue == nil && attribute.maxValue == nil
                 && attribute.regularExpression == nil
         }
+        checksTypesOnly = typeOnlyRules.allSatisfy { $0 }
     }
 }
 

@@ -33,6 +33,9 @@ public final class ManagedObjectModel: @unchecked Sendable {
 
     public func entity(named name: String) -> EntityDescription? { byName[name] }
 
+    /// Whether any entity has a relationship, i.e. whether objects can hold other objects' IDs.
+    var hasRelationships: Bool { entities.contains { !$0.relationshipIndices.isEmpty } }
+
     /// Entities in the named configuration; all entities for `nil` or `"Default"`.
     public func entities(forConfiguration name: String?) -> [EntityDescription] {
         guard let name, name != "Default", let names = configurations[name] else { return entities }

@@ -151,10 +151,17 @@ extension ManagedObject {
 
     /// The common case of `setValue`: an attribute, coerced to its type, tracked when it changed.
     private func setAttribute(_ type: AttributeType, _ newValue: Any?, at index: Int, registerUndo: Bool) {
-        var stored = newValue
+        // A value already in the attribute's type (nearly every one) is stored as it came: no
+        // second copy of it is made for a coercion that does not happen.
         if let value = newValue, !AttributeValueCoercion.isCanonical(value, for: type) {
-            stored = AttributeValueCoercion.coerce(value, to: type) ?? value
+            storeAttribute(AttributeValueCoercion.coerce(value, to: type) ?? value, at: index, registerUndo: registerUndo)
+        } else {
+            storeAttribute(newValue, at: index, registerUndo: registerUndo)
         }
+    }
+
+    /// Stores an attribute's value, tracked when it changed.
+    private func storeAttribute(_ stored: Any?, at index: Int, registerUndo: Bool) {
         // A new object's change that no undo manager records needs neither the old value nor a
         // comparison: nothing is told about it.
         guard let context = managedObjectContext, !insertedFlag || (registerUndo && context.undoManager != nil) else {

@@ -127,6 +127,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
+    /// What sets of objects use (a context's changes, every notification's): the address mixed
+    /// with the set's seed by a multiply and shifts. Addresses need no SipHash to spread, and
+    /// every object a save writes passes through several such sets.
+    public func _rawHashValue(seed: Int) -> Int {
+        var bits = UInt64(UInt(bitPattern: ObjectIdentifier(self))) ^ UInt64(UInt(bitPattern: seed))
+        bits = (bits ^ (bits >> 32)) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: bits ^ (bits >> 29))
+    }
+
     open var description: String {
         if faultFlag { return "<\(entity.name) \(objectID) fault>" }
         let shown = entity.properties.enumerated().compactMap { index, property -> String? in

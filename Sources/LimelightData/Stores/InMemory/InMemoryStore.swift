@@ -32,39 +32,38 @@ final class InMemoryStore: PersistentStore, @unchecked Sendable {
         return ids
     }
 
-    override func save(_ changes: SaveChanges) throws -> [ManagedObjectID: ManagedObjectID] {
+    override func save(_ changes: SaveChanges) throws -> [ManagedObjectID] {
         var conflicts: [ManagedObjectID] = []
         for snapshot in changes.updated + changes.deleted where rowsByID[snapshot.id]?.version != snapshot.version {
             conflicts.append(snapshot.id)
         }
         if !conflicts.isEmpty { throw PersistenceError.conflict(objects: conflicts) }
-        let mapping = try obtainPermanentIDs(for: changes.inserted.map(\.id))
+        let permanent = try obtainPermanentIDs(for: changes.inserted.map(\.id))
+        var mapping = PermanentIDMapping(snapshots: changes.inserted, permanent: permanent)
         func resolved(_ values: [Any?]) -> [Any?] {
             values.map { value in
-                if let id = value as? ManagedObjectID { return mapping[id] ?? id }
-                if case .loaded(let ids)? = value as? ToManySlot { return ToManySlot.loaded(ids.map { mapping[$0] ?? $0 }) }
+                if let id = value as? ManagedObjectID { return mapping.resolve(id) }
+                if case .loaded(let ids)? = value as? ToManySlot { return ToManySlot.loaded(ids.map { mapping.resolve($0) }) }
                 return value
             }
         }
         for snapshot in changes.deleted { rowsByID[snapshot.id] = nil }
-        for snapshot in changes.inserted {
-            let id = mapping[snapshot.id] ?? snapshot.id
+        for (snapshot, id) in zip(changes.inserted, permanent) {
             rowsByID[id] = StoreRow(id: id, version: 1, values: resolved(snapshot.values))
         }
         for snapshot in changes.updated {
             rowsByID[snapshot.id] = StoreRow(id: snapshot.id, version: snapshot.version + 1, values: resolved(snapshot.values))
         }
-        return mapping
+        return permanent
     }
 
-    override func obtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] {
-        var mapping: [ManagedObjectID: ManagedObjectID] = [:]
-        for id in ids where id.isTemporaryID {
+    override func obtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID] {
+        ids.map { id in
+            guard id.isTemporaryID else { return id }
             let root = ObjectIdentifier(id.entity.rootEntity)
             let key = (nextKey[root] ?? 0) + 1
             nextKey[root] = key
-            mapping[id] = objectID(entity: id.entity, primaryKey: key)
+            return objectID(entity: id.entity, primaryKey: key)
         }
-        return mapping
     }
 }

@@ -95,18 +95,12 @@ final class SQLiteConnection {
         if let start { log(sql, start: start, values: values) }
     }
 
-    /// Runs a statement from `prepare` once more (it may be run many times in a row): `bind` is
-    /// handed a function that binds the next parameter. For the many rows of one shape a save
-    /// writes, without an array of values per row or a lookup of the statement by its text.
-    func runPrepared(_ statement: OpaquePointer, sql: String, bind: ((SQLiteValue) throws -> Void) throws -> Void) throws {
+    /// Runs once more a statement from `prepare` whose parameters the caller bound itself
+    /// (`sqlite3_bind_*`): for the many rows of one shape a save writes, without an array of
+    /// values per row or a lookup of the statement by its text.
+    func step(_ statement: OpaquePointer, sql: String) throws {
         let start = debugLevel > 0 ? Date() : nil
         statementObserver?(sql)
-        sqlite3_reset(statement)
-        var position: Int32 = 0
-        try bind { value in
-            position += 1
-            try self.bind(value, at: position, to: statement)
-        }
         let rc = sqlite3_step(statement)
         sqlite3_reset(statement)
         guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw error("executing \(sql)") }

@@ -2,26 +2,37 @@ import Foundation
 import CSQLite
 
 extension SQLiteStore {
-    func sqliteSave(_ changes: SaveChanges) throws -> [ManagedObjectID: ManagedObjectID] {
+    func sqliteSave(_ changes: SaveChanges) throws -> [ManagedObjectID] {
         let db = try db()
         try db.execute("BEGIN IMMEDIATE")
         do {
-            let mapping = try allocateKeys(for: changes.inserted.map(\.id).filter(\.isTemporaryID), db: db)
-            let resolve = { (id: ManagedObjectID) -> ManagedObjectID in mapping[id] ?? id }
+            let permanent = try allocateKeys(for: changes.inserted, db: db)
+            var mapping = PermanentIDMapping(snapshots: changes.inserted, permanent: permanent)
             var conflicts: [ManagedObjectID] = []
             for snapshot in changes.deleted {
                 if try !delete(snapshot, db: db) { conflicts.append(snapshot.id) }
             }
             var inserts = InsertStatements()
-            for snapshot in changes.inserted { try insert(snapshot, id: resolve(snapshot.id), resolve: resolve, db: db, statements: &inserts) }
+            // Only the values are taken from each snapshot: copying a whole snapshot per row costs
+            // a reference count for each of its parts.
+            for index in changes.inserted.indices {
+                try insert(changes.inserted[index].values, id: permanent[index], resolve: { mapping.resolve($0) }, db: db, statements: &inserts)
+            }
             for snapshot in changes.updated {
-                if try !update(snapshot, resolve: resolve, db: db) { conflicts.append(snapshot.id) }
+                if try !update(snapshot, resolve: { mapping.resolve($0) }, db: db) { conflicts.append(snapshot.id) }
             }
             if !conflicts.isEmpty { throw PersistenceError.conflict(objects: conflicts) }
-            for participant in saveParticipants { try participant.willCommit(changes, mapping: mapping, store: self) }
+            if !saveParticipants.isEmpty {
+                // Participants see the new objects under the IDs they were stored with.
+                var stored = changes
+                stored.inserted = zip(changes.inserted, permanent).map { snapshot, id in
+                    ObjectSnapshot(id: id, values: snapshot.values, version: snapshot.version, changed: snapshot.changed)
+                }
+                for participant in saveParticipants { try participant.willCommit(stored, mapping: [:], store: self) }
+            }
             try db.execute("COMMIT")
             for participant in saveParticipants { participant.didCommit(store: self) }
-            return mapping
+            return permanent
         } catch {
             try? db.execute("ROLLBACK")
             if let persistence = error as? PersistenceError { throw persistence }
@@ -29,13 +40,13 @@ extension SQLiteStore {
         }
     }
 
-    func sqliteObtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] {
+    func sqliteObtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID] {
         let db = try db()
         try db.execute("BEGIN IMMEDIATE")
         do {
-            let mapping = try allocateKeys(for: ids.filter(\.isTemporaryID), db: db)
+            let permanent = try allocateKeys(for: ids.map { ObjectSnapshot(id: $0, values: [], version: 0, changed: []) }, db: db)
             try db.execute("COMMIT")
-            return mapping
+            return permanent
         } catch {
             try? db.execute("ROLLBACK")
             throw error
@@ -43,24 +54,43 @@ extension SQLiteStore {
     }
 
     /// Reserves primary keys from the root entity's `Z_MAX`, as Core Data does: keys are unique
-    /// per table, shared by an inheritance tree.
-    private func allocateKeys(for ids: [ManagedObjectID], db: SQLiteConnection) throws -> [ManagedObjectID: ManagedObjectID] {
-        var mapping: [ManagedObjectID: ManagedObjectID] = [:]
-        let byRoot = Dictionary(grouping: ids) { $0.entity.rootIdentity }
-        for group in byRoot.values {
-            guard let root = group.first?.entity.rootEntity else { continue }
-            let number = Int64(schema.number(of: root))
-            var next = (try db.scalarInt("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)]) ?? 0)
-            if let table = schema.table(for: root) {
-                next = max(next, try db.scalarInt("SELECT max(Z_PK) FROM \(table.name)") ?? 0)
+    /// per table, shared by an inheritance tree. Returns each ID's permanent one, in order; the
+    /// counter of each tree is read once and written once per call, not per object.
+    private func allocateKeys(for snapshots: [ObjectSnapshot], db: SQLiteConnection) throws -> [ManagedObjectID] {
+        // Per inheritance tree: its entity number and the last key handed out. A save has few
+        // trees, so a short list searched from the last one used beats hashing every ID's.
+        var counters: [(root: ObjectIdentifier, number: Int64, last: Int64)] = []
+        var current = -1
+        var result: [ManagedObjectID] = []
+        result.reserveCapacity(snapshots.count)
+        for index in snapshots.indices {
+            let id = snapshots[index].id
+            guard id.isTemporaryID else {
+                result.append(id)
+                continue
             }
-            for id in group {
-                next += 1
-                mapping[id] = objectID(entity: id.entity, primaryKey: next)
+            let root = id.entity.rootIdentity
+            if current < 0 || counters[current].root != root {
+                if let known = counters.firstIndex(where: { $0.root == root }) {
+                    current = known
+                } else {
+                    let rootEntity = id.entity.rootEntity
+                    let number = Int64(schema.number(of: rootEntity))
+                    var last = try db.scalarInt("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)]) ?? 0
+                    if let table = schema.table(for: rootEntity) {
+                        last = max(last, try db.scalarInt("SELECT max(Z_PK) FROM \(table.name)") ?? 0)
+                    }
+                    counters.append((root, number, last))
+                    current = counters.count - 1
+                }
             }
-            try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(next), .integer(number)])
+            counters[current].last += 1
+            result.append(objectID(entity: id.entity, primaryKey: counters[current].last))
         }
-        return mapping
+        for counter in counters {
+            try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(counter.last), .integer(counter.number)])
+        }
+        return result
     }
 
     func writePlan(for entity: EntityDescription, table: SQLiteSchema.Table) -> SQLiteWritePlan {
@@ -122,7 +152,7 @@ extension SQLiteStore {
         var last: (entity: ObjectIdentifier, plan: SQLiteWritePlan, statement: OpaquePointer)?
     }
 
-    private func insert(_ snapshot: ObjectSnapshot, id: ManagedObjectID, resolve: (ManagedObjectID) -> ManagedObjectID,
+    private func insert(_ values: [Any?], id: ManagedObjectID, resolve: (ManagedObjectID) -> ManagedObjectID,
                         db: SQLiteConnection, statements: inout InsertStatements) throws {
         guard let pk = id.primaryKey else { return }
         let key = ObjectIdentifier(id.entity)
@@ -138,33 +168,37 @@ extension SQLiteStore {
             statements.byEntity[key] = (plan, statement)
         }
         statements.last = (key, plan, statement)
-        // Values are bound straight from the snapshot: no per-row arrays of columns.
-        try db.runPrepared(statement, sql: plan.insertSQL) { bind in
-            try bind(.integer(pk))
-            try bind(.integer(plan.entityNumber))
-            try bind(.integer(1))
-            for column in plan.insertColumns {
-                switch column {
-                case .integer64(let index):
-                    // The common case without a conversion: the slot holds the canonical Int64.
-                    if let value = snapshot.values[index] as? Int64 {
-                        try bind(.integer(value))
-                    } else {
-                        try bind(try plan.sqlValue(snapshot.values[index], slot: index))
-                    }
-                case .attribute(let index):
-                    try bind(try plan.sqlValue(snapshot.values[index], slot: index))
-                case .toOne(let index, let hasTypeColumn):
-                    let related = (snapshot.values[index] as? ManagedObjectID).map(resolve)
-                    try bind(related?.primaryKey.map { .integer($0) } ?? .null)
-                    if hasTypeColumn {
-                        try bind(related.map { .integer(Int64(schema.number(of: $0.entity))) } ?? .null)
-                    }
+        // Values are bound straight from the snapshot, integers without a `SQLiteValue` between:
+        // no per-row arrays of columns. Return codes are gathered (SQLITE_OK is 0) and checked once.
+        var rc = sqlite3_bind_int64(statement, 1, pk) | sqlite3_bind_int64(statement, 2, plan.entityNumber)
+            | sqlite3_bind_int64(statement, 3, 1)
+        var position: Int32 = 3
+        for column in plan.insertColumns {
+            position += 1
+            switch column {
+            case .integer64(let index):
+                // The common case without a conversion: the slot holds the canonical Int64. (The
+                // optional is unwrapped first: a cast from `Any?` asks the runtime to do it, slower.)
+                if let stored = values[index], let value = stored as? Int64 {
+                    rc |= sqlite3_bind_int64(statement, position, value)
+                } else {
+                    try db.bind(try plan.sqlValue(values[index], slot: index), at: position, to: statement)
+                }
+            case .attribute(let index):
+                try db.bind(try plan.sqlValue(values[index], slot: index), at: position, to: statement)
+            case .toOne(let index, let hasTypeColumn):
+                let related = (values[index] as? ManagedObjectID).map(resolve)
+                try db.bind(related?.primaryKey.map { .integer($0) } ?? .null, at: position, to: statement)
+                if hasTypeColumn {
+                    position += 1
+                    try db.bind(related.map { .integer(Int64(schema.number(of: $0.entity))) } ?? .null, at: position, to: statement)
                 }
             }
         }
+        guard rc == SQLITE_OK else { throw db.error("binding the values of \(plan.insertSQL)") }
+        try db.step(statement, sql: plan.insertSQL)
         if !plan.joinTableSlots.isEmpty {
-            try writeJoinRows(snapshot, id: id, indices: plan.joinTableSlots, replacing: false, resolve: resolve, db: db)
+            try writeJoinRows(values, id: id, indices: plan.joinTableSlots, replacing: false, resolve: resolve, db: db)
         }
     }
 
@@ -176,7 +210,7 @@ extension SQLiteStore {
         let changed = try db.run("UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?",
                                  columns.map(\.1) + [.integer(pk), .integer(snapshot.version)])
         guard changed == 1 else { return false }
-        try writeJoinRows(snapshot, id: snapshot.id, indices: snapshot.changed, replacing: true, resolve: resolve, db: db)
+        try writeJoinRows(snapshot.values, id: snapshot.id, indices: snapshot.changed, replacing: true, resolve: resolve, db: db)
         return true
     }
 
@@ -191,13 +225,13 @@ extension SQLiteStore {
         return true
     }
 
-    private func writeJoinRows(_ snapshot: ObjectSnapshot, id: ManagedObjectID, indices: [Int], replacing: Bool,
+    private func writeJoinRows(_ values: [Any?], id: ManagedObjectID, indices: [Int], replacing: Bool,
                                resolve: (ManagedObjectID) -> ManagedObjectID, db: SQLiteConnection) throws {
         guard let pk = id.primaryKey else { return }
         for index in indices {
             guard let relationship = id.entity.properties[index] as? RelationshipDescription,
                   let join = schema.joinTable(for: relationship),
-                  case .loaded(let related)? = snapshot.values[index] as? ToManySlot else { continue }
+                  case .loaded(let related)? = values[index] as? ToManySlot else { continue }
             if replacing { try db.run("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [.integer(pk)]) }
             for other in related {
                 guard let otherKey = resolve(other).primaryKey else { continue }
@@ -209,7 +243,9 @@ extension SQLiteStore {
 }
 
 /// How one entity's rows are written: a slot per property (nil when not stored in the row).
-struct SQLiteWritePlan {
+/// A class: a save hands the same plan to every row of the entity, which then costs one
+/// reference instead of copying its arrays' references.
+final class SQLiteWritePlan {
     struct Slot {
         let column: String
         let attribute: AttributeDescription?
@@ -231,6 +267,16 @@ struct SQLiteWritePlan {
     let insertColumns: [InsertColumn]
     /// The attributes of the attribute columns, by slot (`nil` for other slots).
     let attributes: [AttributeDescription?]
+
+    init(slots: [Slot?], insertSQL: String, entityNumber: Int64, joinTableSlots: [Int], insertColumns: [InsertColumn],
+         attributes: [AttributeDescription?]) {
+        self.slots = slots
+        self.insertSQL = insertSQL
+        self.entityNumber = entityNumber
+        self.joinTableSlots = joinTableSlots
+        self.insertColumns = insertColumns
+        self.attributes = attributes
+    }
 
     /// The column value of attribute slot `slot` (every attribute column has its attribute).
     func sqlValue(_ value: Any?, slot: Int) throws -> SQLiteValue {

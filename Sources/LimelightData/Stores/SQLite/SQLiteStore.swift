@@ -83,8 +83,8 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     override func relatedIDs(of id: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
         try sqliteRelatedIDs(of: id, relationship: relationship)
     }
-    override func save(_ changes: SaveChanges) throws -> [ManagedObjectID: ManagedObjectID] { try sqliteSave(changes) }
-    override func obtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] {
+    override func save(_ changes: SaveChanges) throws -> [ManagedObjectID] { try sqliteSave(changes) }
+    override func obtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID] {
         try sqliteObtainPermanentIDs(for: ids)
     }
 
