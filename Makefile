@@ -10,7 +10,7 @@ SWIFT ?= swift
 # and no `$ORIGIN` run path: the programs load only system libraries.
 RELEASE ?= -c release --static-swift-stdlib -Xlinker --no-pie -Xlinker --no-export-dynamic --disable-local-rpath
 
-.PHONY: deps build build-release test demo install clean bench
+.PHONY: deps build build-release test demo demo-release install clean bench
 
 deps:
 	@scripts/ensure-deps.sh
@@ -24,6 +24,10 @@ test: deps
 
 demo: build
 	@scripts/demo.sh
+
+# The same demo with the release programs, linked as `make install` links them: what users run.
+demo-release: build-release
+	@LIMELIGHT_BIN="$$($(SWIFT) build $(RELEASE) --show-bin-path)" scripts/demo.sh
 
 clean:
 	rm -rf .build

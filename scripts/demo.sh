@@ -3,7 +3,8 @@
 # Runs in a scratch XDG home so it never touches your own index or recipes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin="$(swift build --show-bin-path)"
+# LIMELIGHT_BIN runs the demo with other builds of the programs (`make demo-release`: the release ones).
+bin="${LIMELIGHT_BIN:-$(swift build --show-bin-path)}"
 demo="$(mktemp -d -t limelight-demo.XXXXXX)"
 export XDG_DATA_HOME="$demo/data" XDG_STATE_HOME="$demo/state" XDG_CONFIG_HOME="$demo/config"
 export PATH="$bin:$PATH"
