@@ -144,6 +144,41 @@ import Testing
         #expect(context.registeredObjects.isEmpty)
     }
 
+    @Test func aDeletedObjectLeavesItsContextOnceTheDeletionIsSaved() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("deleted.sqlite")
+        let context = try stack(url)
+        let post = try context.insertNewObject(forEntityName: "Post")
+        post.setValue("Gone", forKey: "title")
+        let comment = try context.insertNewObject(forEntityName: "Comment")
+        comment.setValue(post, forKey: "post")
+        let kept = try context.insertNewObject(forEntityName: "Tag")
+        try context.save()
+        let postID = post.objectID
+
+        context.delete(post)
+        // Until the save the deletion is pending: both objects are still the context's.
+        #expect(post.managedObjectContext === context)
+        #expect(comment.managedObjectContext === context)
+        var savedDeletions: Set<ManagedObject> = []
+        context.addObserver { event, changes in if event == .didSave { savedDeletions = changes.deleted } }
+        try context.save()
+        #expect(savedDeletions == [post, comment])
+        // The post and the comment its cascade deleted have left; the untouched tag has not.
+        #expect(post.managedObjectContext == nil)
+        #expect(comment.managedObjectContext == nil)
+        #expect(!post.isDeleted)
+        #expect(kept.managedObjectContext === context)
+        #expect(!context.registeredObjects.contains(post))
+        #expect(throws: (any Error).self) { try context.existingObject(with: postID) }
+        #expect(try stack(url).count(for: FetchRequest(entityName: "Post")) == 0)
+
+        // Undoing the saved deletion gives the object back to the context.
+        context.undo()
+        #expect(post.managedObjectContext === context)
+        #expect(context.registeredObjects.contains(post))
+    }
+
     @Test func performRunsOnTheContextsQueue() async throws {
         let context = try stack(nil)
         let id = try await context.perform {

@@ -133,6 +133,8 @@ extension ManagedObjectContext {
             insert(object)
         } else {
             if !object.changedValues().isEmpty { object.updatedFlag = true; updatedSet.insert(object) }
+            // A deletion undone after it was saved finds the object out of the context.
+            object.managedObjectContext = self
             registry.insert(object)
             undoManager?.register { context in context.delete(object) }
         }

@@ -115,8 +115,11 @@ extension ManagedObjectContext {
             object.storeVersion += 1
             object.updatedFlag = false
         }
+        // A deleted object leaves the context once its deletion is saved, as in Core Data: its
+        // `managedObjectContext` is nil from here on (undoing the deletion brings it back).
         for object in deleted {
             registry.remove(object)
+            object.managedObjectContext = nil
             object.deletedFlag = false
             object.committedValues = nil
         }

@@ -55,22 +55,46 @@ final class MarkerJournal: SQLiteSaveParticipant {
 
     static func isMarked(_ entity: EntityDescription) -> Bool { entity.hasSpotlightIndexedProperties }
 
-    func willCommit(_ changes: SaveChanges, mapping: [ManagedObjectID: ManagedObjectID], store: SQLiteStore) throws {
+    static let insertSQL = "INSERT INTO \(table) (Z_ACTION, Z_ENT, Z_OBJECT) VALUES (?, ?, ?)"
+
+    /// Runs once per save, inside its transaction, over every object the save writes: it reads
+    /// only each object's ID (and an update's changed slots), works out once per entity whether
+    /// and how it is marked, and writes every row through one prepared statement.
+    func willCommit(_ changes: SaveChanges, insertedIDs: [ManagedObjectID], store: SQLiteStore) throws {
         journaled = false
         let db = try store.db()
-        func journal(_ action: Action, _ id: ManagedObjectID) throws {
-            guard let pk = (mapping[id] ?? id).primaryKey else { return }
-            try db.run("INSERT INTO \(Self.table) (Z_ACTION, Z_ENT, Z_OBJECT) VALUES (?, ?, ?)",
-                       [.integer(action.rawValue), .integer(Int64(store.schema.number(of: id.entity))), .integer(pk)])
+        var entities = MarkedEntities(schema: store.schema)
+        var statement: OpaquePointer?
+        func journal(_ action: Action, _ id: ManagedObjectID, entityNumber: Int64) throws {
+            guard let pk = id.primaryKey else { return }
+            let prepared: OpaquePointer
+            if let statement { prepared = statement } else {
+                prepared = try db.prepare(Self.insertSQL)
+                statement = prepared
+            }
+            let rc = sqlite3_bind_int64(prepared, 1, action.rawValue) | sqlite3_bind_int64(prepared, 2, entityNumber)
+                | sqlite3_bind_int64(prepared, 3, pk)
+            guard rc == SQLITE_OK else { throw db.error("binding the values of \(Self.insertSQL)") }
+            try db.step(prepared, sql: Self.insertSQL)
             journaled = true
         }
-        for snapshot in changes.inserted where Self.isMarked(snapshot.id.entity) { try journal(.write, snapshot.id) }
-        for snapshot in changes.updated where Self.isMarked(snapshot.id.entity) {
-            let properties = snapshot.id.entity.properties
-            guard snapshot.changed.contains(where: { properties[$0].isIndexedBySpotlight || properties[$0].isStoredInExternalRecord }) else { continue }
-            try journal(.write, snapshot.id)
+        for id in insertedIDs {
+            guard let marking = entities.marking(of: id.entity) else { continue }
+            try journal(.write, id, entityNumber: marking.entityNumber)
         }
-        for snapshot in changes.deleted where Self.isMarked(snapshot.id.entity) { try journal(.remove, snapshot.id) }
+        // Indices, not `for snapshot in`: a snapshot copied out of the array costs a reference
+        // count for each of its parts, and only the ID and the changed slots are read.
+        for index in changes.updated.indices {
+            let id = changes.updated[index].id
+            guard let marking = entities.marking(of: id.entity),
+                  changes.updated[index].changed.contains(where: { marking.affectsMarker[$0] }) else { continue }
+            try journal(.write, id, entityNumber: marking.entityNumber)
+        }
+        for index in changes.deleted.indices {
+            let id = changes.deleted[index].id
+            guard let marking = entities.marking(of: id.entity) else { continue }
+            try journal(.remove, id, entityNumber: marking.entityNumber)
+        }
     }
 
     func didCommit(store: SQLiteStore) {
@@ -86,5 +110,43 @@ final class MarkerJournal: SQLiteSaveParticipant {
     func storeWillClose(_ store: SQLiteStore) {
         writer?.stop(store)
         writer = nil
+    }
+}
+
+/// Whether and how one save's entities are marked, worked out once per entity rather than once
+/// per object (which walked the entity's properties for each).
+private struct MarkedEntities {
+    /// A marked entity as the journal writes it.
+    struct Marking {
+        let entityNumber: Int64
+        /// By property slot: whether a change to it can change the marker (an indexed or
+        /// stored-in-file property); other changes leave the marker as it is.
+        let affectsMarker: [Bool]
+    }
+
+    let schema: SQLiteSchema
+    /// `nil` for an entity known to be unmarked.
+    private var known: [ObjectIdentifier: Marking?] = [:]
+    /// The entity asked about last: a save's objects usually come entity by entity.
+    private var last: (entity: ObjectIdentifier, marking: Marking?)?
+
+    init(schema: SQLiteSchema) { self.schema = schema }
+
+    /// The entity's marking, or `nil` when its objects have no markers.
+    mutating func marking(of entity: EntityDescription) -> Marking? {
+        let key = ObjectIdentifier(entity)
+        if let last, last.entity == key { return last.marking }
+        let marking: Marking?
+        if let found = known[key] {
+            marking = found
+        } else {
+            marking = MarkerJournal.isMarked(entity)
+                ? Marking(entityNumber: Int64(schema.number(of: entity)),
+                          affectsMarker: entity.properties.map { $0.isIndexedBySpotlight || $0.isStoredInExternalRecord })
+                : nil
+            known[key] = marking
+        }
+        last = (key, marking)
+        return marking
     }
 }

@@ -22,14 +22,9 @@ extension SQLiteStore {
                 if try !update(snapshot, resolve: { mapping.resolve($0) }, db: db) { conflicts.append(snapshot.id) }
             }
             if !conflicts.isEmpty { throw PersistenceError.conflict(objects: conflicts) }
-            if !saveParticipants.isEmpty {
-                // Participants see the new objects under the IDs they were stored with.
-                var stored = changes
-                stored.inserted = zip(changes.inserted, permanent).map { snapshot, id in
-                    ObjectSnapshot(id: id, values: snapshot.values, version: snapshot.version, changed: snapshot.changed)
-                }
-                for participant in saveParticipants { try participant.willCommit(stored, mapping: [:], store: self) }
-            }
+            // Participants are told the IDs the new objects were stored under beside the changes,
+            // rather than handed a copy of every new object's snapshot carrying its new ID.
+            for participant in saveParticipants { try participant.willCommit(changes, insertedIDs: permanent, store: self) }
             try db.execute("COMMIT")
             for participant in saveParticipants { participant.didCommit(store: self) }
             return permanent
