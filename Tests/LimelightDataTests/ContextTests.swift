@@ -173,10 +173,24 @@ import Testing
         #expect(throws: (any Error).self) { try context.existingObject(with: postID) }
         #expect(try stack(url).count(for: FetchRequest(entityName: "Post")) == 0)
 
-        // Undoing the saved deletion gives the object back to the context.
+        // Undoing the saved deletion gives the object back to the context as a new object under
+        // its old ID, and the next save writes its row again with its values and relationships.
         context.undo()
         #expect(post.managedObjectContext === context)
         #expect(context.registeredObjects.contains(post))
+        #expect(post.isInserted && comment.isInserted)
+        #expect(!post.isUpdated)
+        #expect(post.objectID == postID)
+        try context.save()
+        #expect(!post.isInserted)
+        let reader = try stack(url)
+        let posts = try reader.fetch(FetchRequest(entityName: "Post"))
+        // Another coordinator's IDs: compared by URI.
+        #expect(posts.map(\.objectID.uriString) == [postID.uriString])
+        #expect(posts.first?.value(forKey: "title") as? String == "Gone")
+        let comments = try reader.fetch(FetchRequest(entityName: "Comment"))
+        #expect(comments.count == 1)
+        #expect((comments.first?.value(forKey: "post") as? ManagedObject)?.objectID.uriString == postID.uriString)
     }
 
     @Test func performRunsOnTheContextsQueue() async throws {

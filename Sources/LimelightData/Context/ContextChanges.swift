@@ -131,13 +131,26 @@ extension ManagedObjectContext {
         pendingDeleted.remove(object)
         if wasInserted {
             insert(object)
+        } else if object.managedObjectContext !== self {
+            reinsertAfterSavedDeletion(object)
         } else {
             if !object.changedValues().isEmpty { object.updatedFlag = true; updatedSet.insert(object) }
-            // A deletion undone after it was saved finds the object out of the context.
-            object.managedObjectContext = self
             registry.insert(object)
             undoManager?.register { context in context.delete(object) }
         }
+    }
+
+    /// A deletion undone after it was saved: the row is gone from the store, so the object comes
+    /// back as a new one under its old ID, with the values it had (Core Data re-inserts it). It
+    /// is not a first insert: no defaults are filled in and `awakeFromInsert` is not called again.
+    private func reinsertAfterSavedDeletion(_ object: ManagedObject) {
+        object.managedObjectContext = self
+        object.insertedFlag = true
+        object.updatedFlag = false
+        registry.insert(object)
+        insertedSet.insert(object)
+        pendingInserted.insert(object)
+        undoManager?.register { context in context.delete(object) }
     }
 
     /// Called by objects when a value changed through change tracking.
