@@ -36,6 +36,11 @@ extension ManagedObjectContext {
     /// fetch: the touched one and the unfired siblings after it (wrapping round), up to the
     /// siblings' batch size.
     private func fireSiblings(of object: ManagedObject, _ siblings: FaultSiblings) {
+        if let source = siblings.source {
+            siblings.source = nil
+            fireRelationship(source, of: object, siblings)
+            if !object.faultFlag { return }
+        }
         object.faultSiblings = nil
         var batch = [object]
         let start = object.faultSiblingPosition
@@ -53,6 +58,21 @@ extension ManagedObjectContext {
         }
         // A failure here leaves the objects faults; each then fires on its own and reports.
         try? fireFaults(batch)
+    }
+
+    /// Fires the faults of a to-many with the relationship's own query. Only objects still
+    /// waiting in `siblings` take a row: one fired or changed meanwhile keeps what it has, and
+    /// one that left the relationship in the store stays a fault and fires on its own.
+    private func fireRelationship(_ source: FaultSiblings.Source, of object: ManagedObject, _ siblings: FaultSiblings) {
+        guard let coordinator = persistentStoreCoordinator else { return }
+        // A failure leaves the objects faults; each then fires in the usual batches and reports.
+        try? coordinator.withStores {
+            try coordinator.store(for: source.owner).relatedRows(of: source.owner, relationship: source.relationship) { row in
+                guard let other = registry.object(for: row.id), other.faultFlag, other.faultSiblings === siblings else { return }
+                other.faultSiblings = nil
+                register(row: row)
+            }
+        }
     }
 
     /// Loads many faults with one query per store (batch faulting).

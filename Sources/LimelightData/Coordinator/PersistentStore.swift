@@ -127,6 +127,11 @@ public class PersistentStore: @unchecked Sendable {
         return (related, try rows(for: Array(Set(related.values.joined()))))
     }
     func relatedIDs(of id: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] { [] }
+    /// The rows of the objects on the other end of one object's to-many, handed over one by one:
+    /// what batch faulting reads when it fires a relationship's faults all at once.
+    func relatedRows(of id: ManagedObjectID, relationship: RelationshipDescription, each body: (StoreRow) throws -> Void) throws {
+        for row in try relatedRows(relationship, owners: [id]).rows { try body(row) }
+    }
     /// Writes one save atomically; returns the permanent ID of each of `changes.inserted`, in
     /// order (by position, so a save of many new objects needs no dictionary of IDs).
     func save(_ changes: SaveChanges) throws -> [ManagedObjectID] { changes.inserted.map(\.id) }

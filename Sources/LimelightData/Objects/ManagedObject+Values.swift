@@ -105,7 +105,7 @@ extension ManagedObject {
             // to-many is read again on every access.
             var siblings: FaultSiblings?
             for (position, object) in objects.enumerated() where objects.count > 1 && FaultSiblings.canAdopt(object) {
-                if siblings == nil { siblings = FaultSiblings(ids: ids) }
+                if siblings == nil { siblings = FaultSiblings(ids: ids, source: .init(owner: objectID, relationship: relationship)) }
                 siblings?.adopt(object, at: position)
             }
             return relationship.isOrdered ? objects as Any : Set(objects) as Any
@@ -181,15 +181,30 @@ extension ManagedObject {
 final class FaultSiblings {
     /// How many faults fire together by default; the store reads them in one `IN` query.
     static let defaultBatchSize = 500
+    /// The largest to-many whose faults all fire together through its own query; a larger one
+    /// fires `batchSize` at a time, so walking a part of it does not load all of it.
+    static let wholeRelationshipLimit = 100_000
+
+    /// The to-many a group was read through.
+    struct Source {
+        let owner: ManagedObjectID
+        let relationship: RelationshipDescription
+    }
+
     let ids: [ManagedObjectID]
     let batchSize: Int
+    /// Where the siblings came from, while the relationship's own query has not been run: the
+    /// first of them to fire then loads them all with it (one walk of the foreign key's index,
+    /// the query a programmer would write by hand) instead of key by key in batches.
+    var source: Source?
 
     /// Positions whose object was taken into a batch already, one bit each.
     private var fired: [UInt64]
 
-    init(ids: [ManagedObjectID], batchSize: Int = FaultSiblings.defaultBatchSize) {
+    init(ids: [ManagedObjectID], batchSize: Int = FaultSiblings.defaultBatchSize, source: Source? = nil) {
         self.ids = ids
         self.batchSize = max(1, batchSize)
+        self.source = ids.count <= Self.wholeRelationshipLimit ? source : nil
         self.fired = Array(repeating: 0, count: (ids.count + 63) / 64)
     }
 

@@ -38,4 +38,25 @@ extension SQLiteStore {
         }
         return (related, rows)
     }
+
+    /// One owner's to-many as whole rows, with the relationship's own query: the foreign-key
+    /// index (or the join table) walked once, as a hand-written join would, instead of a key
+    /// look-up per object.
+    func sqliteRelatedRows(of id: ManagedObjectID, relationship: RelationshipDescription, each body: (StoreRow) throws -> Void) throws {
+        guard let pk = id.primaryKey, let destination = relationship.destinationEntity,
+              let table = schema.table(for: destination) else { return }
+        let sql: String
+        if let join = schema.joinTable(for: relationship) {
+            sql = "SELECT \(selectList(table)) FROM \(join.name) j JOIN \(table.name) t0 ON t0.Z_PK = j.\(join.destinationColumn) "
+                + "WHERE j.\(join.sourceColumn) = ?"
+        } else if let inverse = relationship.inverseRelationship {
+            sql = "SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.\(schema.column(for: inverse)) = ?"
+        } else {
+            return
+        }
+        var layouts = RowLayouts()
+        try db().query(sql, [.integer(pk)]) { statement in
+            if let row = decode(statement, table: table, layouts: &layouts), row.id.entity.isKind(of: destination) { try body(row) }
+        }
+    }
 }

@@ -78,6 +78,9 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         -> (related: [ManagedObjectID: [ManagedObjectID]], rows: [StoreRow]) {
         try sqliteRelatedRows(relationship, owners: owners)
     }
+    override func relatedRows(of id: ManagedObjectID, relationship: RelationshipDescription, each body: (StoreRow) throws -> Void) throws {
+        try sqliteRelatedRows(of: id, relationship: relationship, each: body)
+    }
     override func rows(for ids: [ManagedObjectID]) throws -> [StoreRow] { try sqliteRows(for: ids) }
     override func rows(for ids: [ManagedObjectID], each body: (StoreRow) throws -> Void) throws { try sqliteRows(for: ids, each: body) }
     override func relatedIDs(of id: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {

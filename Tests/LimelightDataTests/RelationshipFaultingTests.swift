@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+@testable import LimelightData
+
+/// Walking a to-many fires its objects' faults with the relationship's own query (the foreign
+/// key's index, or the join table), once, however many objects it holds; objects that changed or
+/// left the relationship meanwhile keep their own state.
+@Suite struct RelationshipFaultingTests {
+    static func model() -> ManagedObjectModel {
+        let folder = EntityDescription(name: "Folder", properties: [
+            AttributeDescription(name: "title", type: .string),
+            RelationshipDescription(name: "notes", destination: "Note", inverse: "folder", toMany: true),
+        ])
+        let note = EntityDescription(name: "Note", properties: [
+            AttributeDescription(name: "title", type: .string),
+            AttributeDescription(name: "size", type: .integer64),
+            RelationshipDescription(name: "folder", destination: "Folder", inverse: "notes"),
+            RelationshipDescription(name: "tags", destination: "Tag", inverse: "notes", toMany: true),
+        ])
+        let tag = EntityDescription(name: "Tag", properties: [
+            AttributeDescription(name: "name", type: .string),
+            RelationshipDescription(name: "notes", destination: "Note", inverse: "tags", toMany: true),
+        ])
+        return ManagedObjectModel(entities: [folder, note, tag])
+    }
+
+    static func context(_ url: URL) throws -> ManagedObjectContext {
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model())
+        try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        context.undoManager = nil
+        return context
+    }
+
+    /// Two folders; the first holds more notes than one batch of faults (500), the last three
+    /// of which carry tags.
+    static let noteCount = 1_200
+
+    static func fill(_ url: URL) throws {
+        let context = try context(url)
+        let inbox = try context.insertNewObject(forEntityName: "Folder")
+        inbox.setValue("inbox", forKey: "title")
+        let archive = try context.insertNewObject(forEntityName: "Folder")
+        archive.setValue("archive", forKey: "title")
+        let tags = try ["red", "green"].map { name in
+            let tag = try context.insertNewObject(forEntityName: "Tag")
+            tag.setValue(name, forKey: "name")
+            return tag
+        }
+        for index in 0..<noteCount {
+            let note = try context.insertNewObject(forEntityName: "Note")
+            note.setValue("note \(index)", forKey: "title")
+            note.setValue(Int64(index), forKey: "size")
+            note.setValue(inbox, forKey: "folder")
+            if index >= noteCount - 3 { note.setValue(Set(tags), forKey: "tags") }
+        }
+        try context.save()
+    }
+
+    static func folder(_ title: String, in context: ManagedObjectContext) throws -> ManagedObject {
+        let request = FetchRequest(entityName: "Folder", predicate: try QueryPredicate(format: "title == %@", title))
+        guard let folder = try context.fetch(request).first else { throw PersistenceError.invalidRequest("no folder \(title)") }
+        return folder
+    }
+
+    @Test func walkingAToManyFiresAllItsFaultsWithOneQueryOnTheForeignKey() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("notes.sqlite")
+        try Self.fill(url)
+        let context = try Self.context(url)
+        let log = try StatementLog(context)
+        let inbox = try Self.folder("inbox", in: context)
+        let notes = try #require(inbox.value(forKey: "notes") as? Set<ManagedObject>)
+        #expect(notes.count == Self.noteCount)
+        #expect(notes.allSatisfy { $0.isFault })
+        let (sizes, statements) = log.during { notes.map { $0.value(forKey: "size") as? Int64 ?? -1 } }
+        #expect(statements.count == 1)
+        #expect(statements.first?.hasSuffix("FROM ZNOTE t0 WHERE t0.ZFOLDER = ?") == true)
+        #expect(Set(sizes) == Set((0..<Int64(Self.noteCount))))
+        #expect(notes.allSatisfy { !$0.isFault })
+    }
+
+    @Test func aManyToManyFiresThroughItsJoinTable() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("tags.sqlite")
+        try Self.fill(url)
+        let context = try Self.context(url)
+        let log = try StatementLog(context)
+        let red = try #require(try context.fetch(FetchRequest(entityName: "Tag", predicate: try QueryPredicate(format: "name == 'red'"))).first)
+        let notes = try #require(red.value(forKey: "notes") as? Set<ManagedObject>)
+        let (titles, statements) = log.during { Set(notes.compactMap { $0.value(forKey: "title") as? String }) }
+        #expect(statements.count == 1)
+        #expect(statements.first?.contains("JOIN ZNOTE t0 ON t0.Z_PK = j.") == true)
+        #expect(titles == Set((Self.noteCount - 3..<Self.noteCount).map { "note \($0)" }))
+    }
+
+    @Test func objectsChangedOrMovedMeanwhileKeepTheirOwnState() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("moved.sqlite")
+        try Self.fill(url)
+        let context = try Self.context(url)
+        let inbox = try Self.folder("inbox", in: context)
+        let notes = try #require(inbox.value(forKey: "notes") as? Set<ManagedObject>)
+        let byTitle = { (title: String) in
+            try #require(try context.fetch(FetchRequest(entityName: "Note", predicate: try QueryPredicate(format: "title == %@", title))).first)
+        }
+        // One note is loaded and changed here before the walk; it must keep the unsaved title.
+        let edited = try byTitle("note 7")
+        #expect(notes.contains(edited))
+        edited.setValue("edited here", forKey: "title")
+        // Another context moves one note to the archive and renames it; this context still holds
+        // the note as a fault of the inbox's set, so it fires on its own and reads the new row.
+        let moved = try #require(notes.first { $0.isFault })
+        let other = try Self.context(url)
+        let movedID = try #require(other.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: moved.objectID.uriRepresentation()))
+        let movedThere = try other.existingObject(with: movedID)
+        movedThere.setValue(try Self.folder("archive", in: other), forKey: "folder")
+        movedThere.setValue("moved there", forKey: "title")
+        try other.save()
+
+        let titles = notes.compactMap { $0.value(forKey: "title") as? String }
+        #expect(titles.count == Self.noteCount)
+        #expect(edited.value(forKey: "title") as? String == "edited here")
+        #expect(moved.value(forKey: "title") as? String == "moved there")
+        #expect(!moved.isFault)
+        #expect(edited.isUpdated)
+        #expect(Set(titles).count == Self.noteCount)
+    }
+}
