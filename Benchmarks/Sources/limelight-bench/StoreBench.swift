@@ -9,13 +9,15 @@ struct StoreBench {
 
     static let columns = (0..<10).map { "v\($0)" }
 
-    static func model(indexed: Bool) -> ManagedObjectModel {
+    static func model(indexed: Bool, className: String? = nil) -> ManagedObjectModel {
         let attributes = columns.enumerated().map { index, name -> AttributeDescription in
             let attribute = AttributeDescription(name: name, type: .integer64)
             attribute.isIndexedBySpotlight = indexed && index == 0
             return attribute
         }
-        return ManagedObjectModel(entities: [EntityDescription(name: "Row", properties: attributes)])
+        let entity = EntityDescription(name: "Row", properties: attributes)
+        entity.managedObjectClassName = className
+        return ManagedObjectModel(entities: [entity])
     }
 
     /// A private-queue context on a fresh coordinator; markers on when `markers` names an extension.
@@ -86,8 +88,9 @@ struct StoreBench {
         return Self.againstRawAndGRDB("insert + save \(count) objects × 10 Integer 64", ours: ours, raw: raw, grdb: grdb)
     }
 
-    /// Fetch every row and read all ten attributes, from one store made by Limelight.
-    func fetch() throws -> Measure {
+    /// Fetch every row and read all ten attributes, from one store made by Limelight: by key
+    /// (`value(forKey:)`), and through a subclass's typed `@Managed` properties.
+    func fetch() throws -> [Measure] {
         let count = workspace.scaled(200_000)
         let url = workspace.root.appendingPathComponent("fetch.sqlite")
         do {
@@ -99,8 +102,9 @@ struct StoreBench {
             }
             try context.save()
         }
-        var ours: [Double] = [], raw: [Double] = [], grdb: [Double] = []
+        var ours: [Double] = [], typed: [Double] = [], raw: [Double] = [], grdb: [Double] = []
         var checks: Set<Int64> = []
+        ManagedObjectClassRegistry.shared.register(BenchRow.self, as: "BenchRow")
         for _ in 0..<workspace.repeats {
             let context = try Self.context(url, model: Self.model(indexed: false))
             ours.append(try seconds {
@@ -109,6 +113,17 @@ struct StoreBench {
                 var sum: Int64 = 0
                 for object in try context.fetch(request) {
                     for key in Self.columns { sum &+= object.value(forKey: key) as? Int64 ?? 0 }
+                }
+                checks.insert(sum)
+            })
+            let typedContext = try Self.context(url, model: Self.model(indexed: false, className: "BenchRow"))
+            typed.append(try seconds {
+                let request = FetchRequest(entityName: "Row")
+                request.returnsObjectsAsFaults = false
+                var sum: Int64 = 0
+                for object in try typedContext.fetch(request) {
+                    guard let row = object as? BenchRow else { throw BenchError("fetch: a Row is not a BenchRow") }
+                    sum &+= row.sum
                 }
                 checks.insert(sum)
             })
@@ -127,7 +142,10 @@ struct StoreBench {
         }
         // Every reader must have seen the same rows, or the figures compare different work.
         guard checks.count == 1 else { throw BenchError("fetch: readers disagree on the rows' sum: \(checks)") }
-        return Self.againstRawAndGRDB("fetch \(count) objects, read 10 attributes", ours: ours, raw: raw, grdb: grdb)
+        return [
+            Self.againstRawAndGRDB("fetch \(count) objects, read 10 attributes by key", ours: ours, raw: raw, grdb: grdb),
+            Self.againstRawAndGRDB("fetch \(count) objects, read 10 `@Managed` properties", ours: typed, raw: raw, grdb: grdb),
+        ]
     }
 
     /// The same 100,000-object save with marker files on and off, as two measures: until `save()`
@@ -175,6 +193,22 @@ struct StoreBench {
             return ours <= 1.5 * raw && ours < grdb
         }
     }
+}
+
+/// The fetch measure's rows as a subclass with typed properties, as an application declares them.
+final class BenchRow: ManagedObject {
+    @Managed var v0: Int64
+    @Managed var v1: Int64
+    @Managed var v2: Int64
+    @Managed var v3: Int64
+    @Managed var v4: Int64
+    @Managed var v5: Int64
+    @Managed var v6: Int64
+    @Managed var v7: Int64
+    @Managed var v8: Int64
+    @Managed var v9: Int64
+
+    var sum: Int64 { v0 &+ v1 &+ v2 &+ v3 &+ v4 &+ v5 &+ v6 &+ v7 &+ v8 &+ v9 }
 }
 
 /// A GRDB record written by the insert peer.

@@ -17,7 +17,7 @@ if wanted("store") {
     progress("insert")
     measures.append(try bench.insert())
     progress("fetch")
-    measures.append(try bench.fetch())
+    measures += try bench.fetch()
 }
 if wanted("query") {
     let bench = QueryBench(workspace: workspace)

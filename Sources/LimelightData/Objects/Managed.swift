@@ -19,24 +19,22 @@ public struct Managed<Value> {
         set { preconditionFailure("unavailable") }
     }
 
+    // Inlinable, so an application's `@Managed var size: Int64` reads and writes without generic
+    // metadata look-ups: each access is a cast of the stored value to the declared type.
+    @inlinable
     public static subscript<Owner: ManagedObject>(
         _enclosingInstance owner: Owner,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Managed<Value>>
     ) -> Value {
         get {
-            let key = owner[keyPath: storageKeyPath].resolvedKey(in: owner, storage: storageKeyPath)
-            return ManagedValueBridge.cast(owner.value(forKey: key), as: Value.self)
+            let raw = owner.managedValue(wrapped: wrappedKeyPath, storage: storageKeyPath)
+            if let raw, let value = raw as? Value { return value }
+            return ManagedValueBridge.cast(raw, as: Value.self)
         }
         set {
-            let key = owner[keyPath: storageKeyPath].resolvedKey(in: owner, storage: storageKeyPath)
-            owner.setValue(ManagedValueBridge.unwrap(newValue), forKey: key)
+            owner.setManagedValue(ManagedValueBridge.unwrap(newValue), wrapped: wrappedKeyPath, storage: storageKeyPath)
         }
-    }
-
-    func resolvedKey<Owner: ManagedObject>(in owner: Owner, storage: AnyKeyPath) -> String {
-        if let key { return key }
-        return ManagedKeyCache.key(for: storage, in: owner, token: token)
     }
 }
 
@@ -47,24 +45,88 @@ struct ManagedKeyToken: Hashable {
     static func next() -> ManagedKeyToken { ManagedKeyToken(value: counter.add(1, ordering: .relaxed).newValue) }
 }
 
-protocol ManagedTokenCarrier { var carriedToken: ManagedKeyToken { get } }
-extension Managed: ManagedTokenCarrier { var carriedToken: ManagedKeyToken { token } }
+/// What the name look-up reads from a wrapper, whatever its value type.
+protocol ManagedWrapperInfo {
+    var explicitKey: String? { get }
+    var carriedToken: ManagedKeyToken { get }
+}
+extension Managed: ManagedWrapperInfo {
+    var explicitKey: String? { key }
+    var carriedToken: ManagedKeyToken { token }
+}
 
-/// Per class, which storage key path belongs to which Swift property name.
+extension ManagedObject {
+    /// A `@Managed` property's value as stored (`nil` when its entity has no such property).
+    @usableFromInline
+    func managedValue(wrapped: AnyKeyPath, storage: AnyKeyPath) -> Any? {
+        guard let index = ManagedKeyCache.index(wrapped: wrapped, storage: storage, in: self) else { return nil }
+        return value(at: index)
+    }
+
+    /// Sets a `@Managed` property with change tracking, as `setValue(_:forKey:)` does.
+    @usableFromInline
+    func setManagedValue(_ value: Any?, wrapped: AnyKeyPath, storage: AnyKeyPath) {
+        guard let index = ManagedKeyCache.index(wrapped: wrapped, storage: storage, in: self) else {
+            setValue(value, forKey: ManagedKeyCache.name(storage: storage, in: self))
+            return
+        }
+        setValue(value, at: index, registerUndo: true)
+    }
+}
+
+/// Which property of the object's entity a `@Managed` declaration stands for.
+///
+/// Every read and write asks, so the table is keyed by the identity of the declaration's key
+/// path (a key path literal is made once and then reused), not by hashing the key path's
+/// contents or reading the wrapper; each entry also remembers the index the name had in the
+/// entity last asked about. Entries keep their key path alive, so an identity is never reused
+/// for another key path while its entry is in the table.
 enum ManagedKeyCache {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var cache: [AnyKeyPath: String] = [:]
+    private struct Entry: @unchecked Sendable {
+        /// Key paths are immutable once made; they are only compared by identity here.
+        let wrapped: AnyKeyPath
+        let name: String
+        var layout: ObjectIdentifier?
+        var index = 0
+    }
 
-    static func key(for storage: AnyKeyPath, in owner: AnyObject, token: ManagedKeyToken) -> String {
-        if let known = lock.withLock({ cache[storage] }) { return known }
+    /// Key paths of generic classes may be made afresh per access; past this many entries new
+    /// ones are looked up each time instead of filling the table.
+    private static let capacity = 4_096
+    private static let cache = Mutex<[ObjectIdentifier: Entry]>([:])
+
+    static func index(wrapped: AnyKeyPath, storage: AnyKeyPath, in owner: ManagedObject) -> Int? {
+        let identity = ObjectIdentifier(wrapped), layout = ObjectIdentifier(owner.entityLayout)
+        let known: Int?? = cache.withLock { table in
+            guard let entry = table[identity], entry.wrapped === wrapped else { return nil }
+            if entry.layout == layout { return .some(entry.index) }
+            let index = owner.entityLayout.keys.index(of: entry.name)
+            if let index { table[identity]?.layout = layout; table[identity]?.index = index }
+            return .some(index)
+        }
+        if let known { return known }
+        let name = name(storage: storage, in: owner)
+        let index = owner.entityLayout.keys.index(of: name)
+        var entry = Entry(wrapped: wrapped, name: name)
+        if let index { (entry.layout, entry.index) = (layout, index) }
+        let added = entry
+        cache.withLock { table in
+            if table.count < capacity || table[identity] != nil { table[identity] = added }
+        }
+        return index
+    }
+
+    /// The property's name: the one the declaration gives, or the Swift property's own, found
+    /// by reflection (the wrapper's storage is the property's name with an underscore).
+    static func name(storage: AnyKeyPath, in owner: ManagedObject) -> String {
+        guard let wrapper = owner[keyPath: storage] as? ManagedWrapperInfo else { return "\(storage)" }
+        if let key = wrapper.explicitKey { return key }
         var mirror: Mirror? = Mirror(reflecting: owner)
         while let current = mirror {
             for child in current.children {
-                if let carrier = child.value as? ManagedTokenCarrier, carrier.carriedToken == token,
+                if let carrier = child.value as? ManagedWrapperInfo, carrier.carriedToken == wrapper.carriedToken,
                    let label = child.label {
-                    let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
-                    lock.withLock { cache[storage] = name }
-                    return name
+                    return label.hasPrefix("_") ? String(label.dropFirst()) : label
                 }
             }
             mirror = current.superclassMirror
@@ -74,7 +136,9 @@ enum ManagedKeyCache {
 }
 
 /// Converts between the framework's stored values and a wrapper's declared Swift type.
+@usableFromInline
 enum ManagedValueBridge {
+    @usableFromInline
     static func cast<Value>(_ raw: Any?, as type: Value.Type) -> Value {
         if let value = raw as? Value { return value }
         if let optionalType = Value.self as? OptionalMarker.Type {
@@ -87,6 +151,7 @@ enum ManagedValueBridge {
         return defaultValue(Value.self)
     }
 
+    @usableFromInline
     static func unwrap(_ value: Any) -> Any? {
         if let optional = value as? OptionalMarker { return optional.unwrapped }
         return value

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+@testable import LimelightData
+
+/// One class for two entities whose properties stand in different orders, so each
+/// declaration's property is found per entity, not once per class.
+final class SharedShape: ManagedObject {
+    @Managed var name: String?
+    @Managed("rank") var order: Int64
+    @Managed var missing: Int64
+}
+
+/// A subclass inherits the declarations and reads them through the same key paths.
+final class SharedShapeChild: ManagedObject {
+    @Managed var name: String?
+    @Managed var extra: Double
+}
+
+/// `@Managed` properties read and write the entity's property they name, whatever the entity's
+/// layout, with change tracking, and fall back to a default for a property the entity lacks.
+@Suite struct ManagedPropertyTests {
+    static func context() throws -> ManagedObjectContext {
+        let first = EntityDescription(name: "First", properties: [
+            AttributeDescription(name: "x", type: .integer64),
+            AttributeDescription(name: "name", type: .string),
+            AttributeDescription(name: "rank", type: .integer64),
+        ])
+        first.managedObjectClassName = "SharedShape"
+        let second = EntityDescription(name: "Second", properties: [
+            AttributeDescription(name: "rank", type: .integer64),
+            AttributeDescription(name: "name", type: .string),
+        ])
+        second.managedObjectClassName = "SharedShape"
+        let child = EntityDescription(name: "Child", properties: [
+            AttributeDescription(name: "extra", type: .double),
+            AttributeDescription(name: "name", type: .string),
+        ])
+        child.managedObjectClassName = "SharedShapeChild"
+        ManagedObjectClassRegistry.shared.register(SharedShape.self, as: "SharedShape")
+        ManagedObjectClassRegistry.shared.register(SharedShapeChild.self, as: "SharedShapeChild")
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: ManagedObjectModel(entities: [first, second, child]))
+        try coordinator.addPersistentStore(type: .inMemory, at: nil)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
+    @Test func eachEntityGetsItsOwnPropertyWhateverItsLayout() throws {
+        let context = try Self.context()
+        var shapes: [SharedShape] = []
+        // Alternating entities, so every access meets another layout than the one before.
+        for index in 0..<6 {
+            let shape = try #require(try context.insertNewObject(forEntityName: index.isMultiple(of: 2) ? "First" : "Second") as? SharedShape)
+            shape.name = "shape \(index)"
+            shape.order = Int64(index * 10)
+            shapes.append(shape)
+        }
+        for (index, shape) in shapes.enumerated() {
+            #expect(shape.name == "shape \(index)")
+            #expect(shape.order == Int64(index * 10))
+            #expect(shape.value(forKey: "name") as? String == "shape \(index)")
+            #expect(shape.value(forKey: "rank") as? Int64 == Int64(index * 10))
+            #expect(shape.missing == 0)
+        }
+        #expect(shapes[0].value(forKey: "x") == nil)
+        let child = try #require(try context.insertNewObject(forEntityName: "Child") as? SharedShapeChild)
+        child.name = "child"
+        child.extra = 2.5
+        #expect(child.value(forKey: "name") as? String == "child")
+        #expect(child.extra == 2.5)
+    }
+
+    @Test func writesAreTrackedAndUndoable() throws {
+        let context = try Self.context()
+        let shape = try #require(try context.insertNewObject(forEntityName: "Second") as? SharedShape)
+        shape.order = 1
+        try context.save()
+        context.processPendingChanges()
+        shape.order = 2
+        #expect(shape.isUpdated)
+        #expect(shape.changedValues()["rank"] as? Int64 == 2)
+        context.undo()
+        #expect(shape.order == 1)
+    }
+}
