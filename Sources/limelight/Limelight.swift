@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LimelightData
 
 // Every command spells out its `commandName`: left out, ArgumentParser derives it from the type's
 // name with `String(describing:)`, whose runtime protocol lookups scan every conformance record of
@@ -53,7 +54,7 @@ func displayValue(_ value: Any?) -> Any {
     switch value {
     case nil: return NSNull()
     case let string as String: return string
-    case let date as Date: return ISO8601DateFormatter().string(from: date)
+    case let date as Date: return ISO8601Timestamp.string(from: date)
     case let data as Data: return "<\(data.count) bytes>"
     case let uuid as UUID: return uuid.uuidString
     case let url as URL: return url.absoluteString

@@ -30,11 +30,10 @@ extension Limelight {
                 try printJSON(object)
                 return
             }
-            let dates = ISO8601DateFormatter()
-            print("limelightd: running (pid \(status.pid), since \(dates.string(from: status.startedAt)))")
+            print("limelightd: running (pid \(status.pid), since \(ISO8601Timestamp.string(from: status.startedAt)))")
             print("index: \(status.indexPath)")
             print("documents: \(status.documents)")
-            print("last commit: \(status.lastCommit.map(dates.string(from:)) ?? "none")")
+            print("last commit: \(status.lastCommit.map(ISO8601Timestamp.string(from:)) ?? "none")")
             print("queue: \(status.queued)")
             print("batches: \(status.batches); indexed \(status.indexedTotal), removed \(status.removedTotal); queue overflows: \(status.overflows)")
             print("roots: \(status.roots.count)")

@@ -65,7 +65,7 @@ public final class IndexerDaemon: @unchecked Sendable {
         self.logger = logger
         indexer = try Indexer(indexPath: options.indexPath, language: options.language, lockTimeout: options.lockTimeout)
         lastCommit = (try? indexer.index.metadata(forKey: IndexLayout.lastCommitKey)).flatMap { $0 }
-            .flatMap { ISO8601DateFormatter().date(from: $0) }
+            .flatMap { ISO8601Timestamp.date(from: $0) }
     }
 
     /// Runs until SIGTERM or SIGINT; returns after the last batch is committed.

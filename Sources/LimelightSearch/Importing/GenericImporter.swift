@@ -119,7 +119,7 @@ public final class GenericImporter {
         switch value {
         case nil: return nil
         case let string as String: return string.isEmpty ? nil : string
-        case let date as Date: return ISO8601DateFormatter().string(from: date)
+        case let date as Date: return ISO8601Timestamp.string(from: date)
         case let uuid as UUID: return uuid.uuidString
         case let url as URL: return url.absoluteString
         case is Data: return nil

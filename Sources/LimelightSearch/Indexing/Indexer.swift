@@ -147,7 +147,7 @@ public final class Indexer {
         }
         if failures.count > 200 { failures = Dictionary(uniqueKeysWithValues: failures.prefix(200).map { ($0.key, $0.value) }) }
         do {
-            try index.setMetadata(ISO8601DateFormatter().string(from: Date()), forKey: IndexLayout.lastCommitKey)
+            try index.setMetadata(ISO8601Timestamp.string(from: Date()), forKey: IndexLayout.lastCommitKey)
             if inTransaction { try index.commitTransaction() } else { try index.commit() }
         } catch {
             logger.error("commit failed: \(error)")
