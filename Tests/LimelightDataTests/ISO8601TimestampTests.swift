@@ -1,24 +1,15 @@
 import Foundation
 import Testing
 @testable import LimelightData
+import PredicateFixtures
 
 /// The hand-written internet date-time writes and reads what `ISO8601DateFormatter` does with its
 /// default options.
 @Suite struct ISO8601TimestampTests {
     @Test func writesWhatTheFormatterWrites() {
         let formatter = ISO8601DateFormatter()
-        // Seeded, so a run that fails can be run again (SplitMix64).
-        struct Seeded: RandomNumberGenerator {
-            var state: UInt64
-            mutating func next() -> UInt64 {
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var z = state
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                return z ^ (z >> 31)
-            }
-        }
-        var random = Seeded(state: 2026)
+        // Seeded, so a run that fails can be run again.
+        var random = SeededGenerator(seed: 2026)
         var dates = [Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: -1), Date(timeIntervalSince1970: -0.5),
                      Date(timeIntervalSince1970: 951_782_400), Date(timeIntervalSinceReferenceDate: 0),
                      Date(timeIntervalSince1970: 253_402_300_799), Date(timeIntervalSince1970: -62_135_596_800)]
