@@ -126,6 +126,21 @@ import Testing
         #expect(try context.count(for: FetchRequest(entityName: "Tag", predicate: try QueryPredicate(format: "name == 'b'"))) == 1)
     }
 
+    @Test func undoingTheDeletionOfAnUnsavedObjectKeepsItsRelationships() throws {
+        let context = try stack(nil)
+        let post = try context.insertNewObject(forEntityName: "Post")
+        post.setValue("Draft", forKey: "title")
+        let tags = try (0..<2).map { _ in try context.insertNewObject(forEntityName: "Tag") }
+        post.setValue(Set(tags), forKey: "tags")
+        context.processPendingChanges()
+        context.delete(post)
+        context.undo()
+        // The object comes back as it was: not a first insert, so no defaults overwrite its values.
+        #expect(post.isInserted && !post.isDeleted)
+        #expect(post.value(forKey: "title") as? String == "Draft")
+        #expect((post.value(forKey: "tags") as? Set<ManagedObject>) == Set(tags))
+    }
+
     @Test func unchangedObjectsAreNotKeptAlive() throws {
         let folder = try TemporaryFolder()
         let context = try stack(folder.file("x.sqlite"))

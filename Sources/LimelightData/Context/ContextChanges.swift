@@ -126,30 +126,20 @@ extension ManagedObjectContext {
     }
 
     private func undelete(_ object: ManagedObject, wasInserted: Bool) {
+        pendingDeleted.remove(object)
+        // A new object, or one whose deletion was saved (its row is gone, so it comes back as a
+        // new one under its old ID, as in Core Data), is inserted again. `insert` must see the
+        // deletion it takes back: that is what tells it this is not a first insert, so no
+        // defaults overwrite the object's values and `awakeFromInsert` is not called again.
+        if wasInserted || object.managedObjectContext !== self {
+            object.deletedFlag = true
+            insert(object)
+            return
+        }
         object.deletedFlag = false
         deletedSet.remove(object)
-        pendingDeleted.remove(object)
-        if wasInserted {
-            insert(object)
-        } else if object.managedObjectContext !== self {
-            reinsertAfterSavedDeletion(object)
-        } else {
-            if !object.changedValues().isEmpty { object.updatedFlag = true; updatedSet.insert(object) }
-            registry.insert(object)
-            undoManager?.register { context in context.delete(object) }
-        }
-    }
-
-    /// A deletion undone after it was saved: the row is gone from the store, so the object comes
-    /// back as a new one under its old ID, with the values it had (Core Data re-inserts it). It
-    /// is not a first insert: no defaults are filled in and `awakeFromInsert` is not called again.
-    private func reinsertAfterSavedDeletion(_ object: ManagedObject) {
-        object.managedObjectContext = self
-        object.insertedFlag = true
-        object.updatedFlag = false
+        if !object.changedValues().isEmpty { object.updatedFlag = true; updatedSet.insert(object) }
         registry.insert(object)
-        insertedSet.insert(object)
-        pendingInserted.insert(object)
         undoManager?.register { context in context.delete(object) }
     }
 
