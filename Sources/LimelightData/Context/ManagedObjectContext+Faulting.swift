@@ -70,7 +70,7 @@ extension ManagedObjectContext {
             try coordinator.store(for: source.owner).relatedRows(of: source.owner, relationship: source.relationship) { row in
                 guard let other = registry.object(for: row.id), other.faultFlag, other.faultSiblings === siblings else { return }
                 other.faultSiblings = nil
-                register(row: row)
+                take(row, into: other)
             }
         }
     }

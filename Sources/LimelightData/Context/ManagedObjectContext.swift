@@ -134,6 +134,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     @discardableResult
     func register(row: StoreRow, asFault: Bool = false) -> ManagedObject {
         let object = object(with: row.id)
+        take(row, into: object, asFault: asFault)
+        return object
+    }
+
+    /// `register(row:asFault:)` for the object registered under the row's ID, already at hand.
+    func take(_ row: StoreRow, into object: ManagedObject, asFault: Bool = false) {
         if object.faultFlag && asFault {
             object.cachedRow = row
         } else if object.faultFlag {
@@ -147,7 +153,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
             object.committedValues = row.values
             object.storeVersion = row.version
         }
-        return object
     }
 
     /// Takes a departing object out of the registry.

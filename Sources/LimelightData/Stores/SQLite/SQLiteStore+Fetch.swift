@@ -279,18 +279,13 @@ extension SQLiteStore {
                     result.append(objectID(entity: entity, primaryKey: sqlite3_column_int64(statement, 0)))
                 }
             }
-        } else if let inverse = relationship.inverseRelationship, destinationTable.root.subentities.isEmpty {
-            // One entity in the table: Z_PK alone, which the foreign key's index holds, in order,
-            // so the rows themselves are not read.
-            let sql = "SELECT Z_PK FROM \(destinationTable.name) WHERE \(schema.column(for: inverse)) = ? ORDER BY Z_PK"
-            let entity = destinationTable.root
-            try db.query(sql, [.integer(pk)]) { statement in
-                result.append(objectID(entity: entity, primaryKey: sqlite3_column_int64(statement, 0)))
-            }
         } else if let inverse = relationship.inverseRelationship {
-            let sql = "SELECT Z_PK, Z_ENT FROM \(destinationTable.name) WHERE \(schema.column(for: inverse)) = ? ORDER BY Z_PK"
+            // A table of one entity needs Z_PK alone, which the foreign key's index holds in
+            // order, so the rows themselves are not read; otherwise Z_ENT says which entity.
+            let single = destinationTable.root.subentities.isEmpty ? destinationTable.root : nil
+            let sql = "SELECT Z_PK\(single == nil ? ", Z_ENT" : "") FROM \(destinationTable.name) WHERE \(schema.column(for: inverse)) = ? ORDER BY Z_PK"
             try db.query(sql, [.integer(pk)]) { statement in
-                if let entity = schema.entitiesByNumber[Int(sqlite3_column_int64(statement, 1))], entity.isKind(of: destination) {
+                if let entity = single ?? schema.entitiesByNumber[Int(sqlite3_column_int64(statement, 1))], entity.isKind(of: destination) {
                     result.append(objectID(entity: entity, primaryKey: sqlite3_column_int64(statement, 0)))
                 }
             }

@@ -19,16 +19,8 @@ extension SQLiteStore {
         let db = try db()
         for start in stride(from: 0, to: keys.count, by: Self.keysPerStatement) {
             let list = keys[start..<min(keys.count, start + Self.keysPerStatement)].map(String.init).joined(separator: ",")
-            let sql: String
-            if let join = schema.joinTable(for: relationship) {
-                sql = "SELECT \(selectList(table)), j.\(join.sourceColumn) FROM \(join.name) j JOIN \(table.name) t0 ON t0.Z_PK = j.\(join.destinationColumn) "
-                    + "WHERE j.\(join.sourceColumn) IN (\(list)) ORDER BY t0.Z_PK"
-            } else if let inverse = relationship.inverseRelationship {
-                let column = schema.column(for: inverse)
-                sql = "SELECT \(selectList(table)), t0.\(column) FROM \(table.name) t0 WHERE t0.\(column) IN (\(list)) ORDER BY t0.Z_PK"
-            } else {
-                return ([:], [])
-            }
+            guard let source = relationshipSource(relationship, table: table) else { return ([:], []) }
+            let sql = "SELECT \(selectList(table)), \(source.owner) FROM \(source.from) WHERE \(source.owner) IN (\(list)) ORDER BY t0.Z_PK"
             try db.query(sql, cached: false) { statement in
                 guard let row = decode(statement, table: table, layouts: &layouts), row.id.entity.isKind(of: destination),
                       let owner = ownersByKey[sqlite3_column_int64(statement, ownerColumn)] else { return }
@@ -44,19 +36,22 @@ extension SQLiteStore {
     /// look-up per object.
     func sqliteRelatedRows(of id: ManagedObjectID, relationship: RelationshipDescription, each body: (StoreRow) throws -> Void) throws {
         guard let pk = id.primaryKey, let destination = relationship.destinationEntity,
-              let table = schema.table(for: destination) else { return }
-        let sql: String
-        if let join = schema.joinTable(for: relationship) {
-            sql = "SELECT \(selectList(table)) FROM \(join.name) j JOIN \(table.name) t0 ON t0.Z_PK = j.\(join.destinationColumn) "
-                + "WHERE j.\(join.sourceColumn) = ?"
-        } else if let inverse = relationship.inverseRelationship {
-            sql = "SELECT \(selectList(table)) FROM \(table.name) t0 WHERE t0.\(schema.column(for: inverse)) = ?"
-        } else {
-            return
-        }
+              let table = schema.table(for: destination), let source = relationshipSource(relationship, table: table) else { return }
+        let sql = "SELECT \(selectList(table)) FROM \(source.from) WHERE \(source.owner) = ?"
         var layouts = RowLayouts()
         try db().query(sql, [.integer(pk)]) { statement in
             if let row = decode(statement, table: table, layouts: &layouts), row.id.entity.isKind(of: destination) { try body(row) }
         }
+    }
+
+    /// Where a to-many's destination rows (as `t0`) come from, and the column that holds their
+    /// owner's key: the join table joined to the destination's table, or the inverse's foreign
+    /// key; `nil` for a to-many with neither.
+    private func relationshipSource(_ relationship: RelationshipDescription, table: SQLiteSchema.Table) -> (from: String, owner: String)? {
+        if let join = schema.joinTable(for: relationship) {
+            return ("\(join.name) j JOIN \(table.name) t0 ON t0.Z_PK = j.\(join.destinationColumn)", "j.\(join.sourceColumn)")
+        }
+        guard let inverse = relationship.inverseRelationship else { return nil }
+        return ("\(table.name) t0", "t0.\(schema.column(for: inverse))")
     }
 }
