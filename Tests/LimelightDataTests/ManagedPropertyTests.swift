@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import LimelightData
 
@@ -14,6 +15,24 @@ final class SharedShape: ManagedObject {
 final class SharedShapeChild: ManagedObject {
     @Managed var name: String?
     @Managed var extra: Double
+}
+
+/// Many declarations, first read by several threads at once in `firstReadsFromManyThreadsAgree`.
+final class WideShape: ManagedObject {
+    @Managed var p0: Int64
+    @Managed var p1: Int64
+    @Managed var p2: Int64
+    @Managed var p3: Int64
+    @Managed var p4: Int64
+    @Managed var p5: Int64
+    @Managed var p6: Int64
+    @Managed var p7: Int64
+    @Managed var p8: Int64
+    @Managed var p9: Int64
+    @Managed var p10: Int64
+    @Managed var p11: Int64
+
+    var all: [Int64] { [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11] }
 }
 
 /// `@Managed` properties read and write the entity's property they name, whatever the entity's
@@ -81,5 +100,34 @@ final class SharedShapeChild: ManagedObject {
         #expect(shape.changedValues()["rank"] as? Int64 == 2)
         context.undo()
         #expect(shape.order == 1)
+    }
+
+    /// Each entity learns its declarations' indices on first use while other threads read
+    /// through the same table: every reader must see every property right, from the first read.
+    @Test func firstReadsFromManyThreadsAgree() throws {
+        let names = (0..<12).map { "p\($0)" }
+        // Stored in reverse order, so an index learned wrongly (or for another entity) shows.
+        let entity = EntityDescription(name: "Wide", properties: names.reversed().map { AttributeDescription(name: $0, type: .integer64) })
+        entity.managedObjectClassName = "WideShape"
+        ManagedObjectClassRegistry.shared.register(WideShape.self, as: "WideShape")
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: ManagedObjectModel(entities: [entity]))
+        try coordinator.addPersistentStore(type: .inMemory, at: nil)
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            let context = ManagedObjectContext(concurrencyType: .privateQueue)
+            context.persistentStoreCoordinator = coordinator
+            context.performAndWait {
+                for round in 0..<50 {
+                    guard let shape = try? context.insertNewObject(forEntityName: "Wide") else { continue }
+                    for (index, name) in names.enumerated() { shape.setValue(Int64(worker * 1_000 + round * 20 + index), forKey: name) }
+                    let expected = names.indices.map { Int64(worker * 1_000 + round * 20 + $0) }
+                    guard let typed = shape as? WideShape, typed.all == expected else {
+                        failures.withLock { $0.append("worker \(worker) round \(round)") }
+                        continue
+                    }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
     }
 }

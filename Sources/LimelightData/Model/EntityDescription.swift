@@ -145,6 +145,8 @@ final class EntityLayout: @unchecked Sendable {
     let typeOnlyRules: [Bool]
     /// Every property is such an attribute: a save checks the object's values by type alone.
     let checksTypesOnly: Bool
+    /// Which property each `@Managed` declaration of the entity's class reads, learned on first use.
+    let managedIndices = ManagedIndexTable()
 
     init(properties: [PropertyDescription]) {
         keys = PropertyKeyTable(properties.map(\.name))

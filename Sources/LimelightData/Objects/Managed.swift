@@ -29,7 +29,8 @@ public struct Managed<Value> {
     ) -> Value {
         get {
             let raw = owner.managedValue(wrapped: wrappedKeyPath, storage: storageKeyPath)
-            if let raw, let value = raw as? Value { return value }
+            // Cast as the optional it came in: unwrapping it first would copy the value once more.
+            if let value = raw as? Value { return value }
             return ManagedValueBridge.cast(raw, as: Value.self)
         }
         set {
@@ -76,43 +77,44 @@ extension ManagedObject {
 
 /// Which property of the object's entity a `@Managed` declaration stands for.
 ///
-/// Every read and write asks, so the table is keyed by the identity of the declaration's key
-/// path (a key path literal is made once and then reused), not by hashing the key path's
-/// contents or reading the wrapper; each entry also remembers the index the name had in the
-/// entity last asked about. Entries keep their key path alive, so an identity is never reused
-/// for another key path while its entry is in the table.
+/// Every read and write asks, so the answer is looked up by the identity of the declaration's key
+/// path (a key path literal is made once and then reused), first in the entity's own table, read
+/// without a lock. The first access through an entity finds the property's name (by reflection,
+/// once per declaration, kept here) and teaches the entity's table its index.
 enum ManagedKeyCache {
     private struct Entry: @unchecked Sendable {
-        /// Key paths are immutable once made; they are only compared by identity here.
+        /// Key paths are immutable once made; they are only compared by identity here. The entry
+        /// keeps its key path alive, so the identity is never reused while the entry exists.
         let wrapped: AnyKeyPath
         let name: String
-        var layout: ObjectIdentifier?
-        var index = 0
     }
 
     /// Key paths of generic classes may be made afresh per access; past this many entries new
     /// ones are looked up each time instead of filling the table.
     private static let capacity = 4_096
-    private static let cache = Mutex<[ObjectIdentifier: Entry]>([:])
+    private static let names = Mutex<[ObjectIdentifier: Entry]>([:])
 
+    @inline(__always)
     static func index(wrapped: AnyKeyPath, storage: AnyKeyPath, in owner: ManagedObject) -> Int? {
-        let identity = ObjectIdentifier(wrapped), layout = ObjectIdentifier(owner.entityLayout)
-        let known: Int?? = cache.withLock { table in
+        if let index = owner.entityLayout.managedIndices.index(of: wrapped) { return index }
+        return learnIndex(wrapped: wrapped, storage: storage, in: owner)
+    }
+
+    /// The slow path: the declaration's name, then its index in this entity, remembered there.
+    private static func learnIndex(wrapped: AnyKeyPath, storage: AnyKeyPath, in owner: ManagedObject) -> Int? {
+        let identity = ObjectIdentifier(wrapped)
+        let known: String? = names.withLock { table in
             guard let entry = table[identity], entry.wrapped === wrapped else { return nil }
-            if entry.layout == layout { return .some(entry.index) }
-            let index = owner.entityLayout.keys.index(of: entry.name)
-            if let index { table[identity]?.layout = layout; table[identity]?.index = index }
-            return .some(index)
+            return entry.name
         }
-        if let known { return known }
-        let name = name(storage: storage, in: owner)
-        let index = owner.entityLayout.keys.index(of: name)
-        var entry = Entry(wrapped: wrapped, name: name)
-        if let index { (entry.layout, entry.index) = (layout, index) }
-        let added = entry
-        cache.withLock { table in
-            if table.count < capacity || table[identity] != nil { table[identity] = added }
+        let name = known ?? name(storage: storage, in: owner)
+        if known == nil {
+            names.withLock { table in
+                if table.count < capacity || table[identity] != nil { table[identity] = Entry(wrapped: wrapped, name: name) }
+            }
         }
+        guard let index = owner.entityLayout.keys.index(of: name) else { return nil }
+        owner.entityLayout.managedIndices.learn(wrapped, index: index)
         return index
     }
 
