@@ -115,7 +115,7 @@ extension SQLiteStore {
                        let entity = schema.entitiesByNumber[Int(sqlite3_column_int64(statement, position + 1))] {
                         row[column.key] = objectID(entity: entity, primaryKey: sqlite3_column_int64(statement, position))
                     }
-                } else if let value = Self.dictionaryValue(SQLiteValue(statement: statement, column: position), column: column) {
+                } else if let value = dictionaryValue(SQLiteValue(statement: statement, column: position), column: column) {
                     row[column.key] = value
                 }
                 position += Int32(column.sql.count)
@@ -171,8 +171,8 @@ extension SQLiteStore {
         return String(schema.number(of: destination))
     }
 
-    static func dictionaryValue(_ value: SQLiteValue, column: SelectedColumn) -> Any? {
-        if let attribute = column.readAs { return SQLiteValueMapping.swiftValue(value, for: attribute) }
+    func dictionaryValue(_ value: SQLiteValue, column: SelectedColumn) -> Any? {
+        if let attribute = column.readAs { return SQLiteValueMapping.swiftValue(value, for: attribute, external: externalBinaryData) }
         switch value {
         case .null: return nil
         case .integer(let integer): return integer

@@ -69,7 +69,7 @@ extension SQLiteStore {
     private func slotValue(_ slot: RowLayout.Slot, at index: Int, of layout: RowLayout, statement: OpaquePointer) -> Any? {
         switch slot {
         case .attribute(let column, let type):
-            return SQLiteValueMapping.swiftValue(statement, column: column, type: type) { layout.properties[index] as? AttributeDescription }
+            return SQLiteValueMapping.swiftValue(statement, column: column, type: type, external: externalBinaryData) { layout.properties[index] as? AttributeDescription }
         case .toOne(let column, let typeColumn):
             guard sqlite3_column_type(statement, column) != SQLITE_NULL,
                   var destination = (layout.properties[index] as? RelationshipDescription)?.destinationEntity else { return nil }

@@ -12,8 +12,12 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// Called inside each save's transaction and after its commit (marker files use these).
     var saveParticipants: [SQLiteSaveParticipant] = []
 
+    /// Where values that Core Data stored outside their rows are found.
+    let externalBinaryData: ExternalBinaryData
+
     init(url: URL, configurationName: String?, options: [String: any Sendable], model: ManagedObjectModel) {
         schema = SQLiteSchema(model: model)
+        externalBinaryData = ExternalBinaryData(storeURL: url)
         super.init(type: .sqlite, url: url, configurationName: configurationName, options: options, model: model)
     }
 

@@ -25,7 +25,7 @@ enum SQLiteValueMapping {
             return .real(date.timeIntervalSinceReferenceDate)
         case .binaryData:
             guard let data = value as? Data else { return mismatch(value, attribute) }
-            return .blob(data)
+            return .blob(attribute.allowsExternalBinaryDataStorage ? ExternalBinaryData.encode(data) : data)
         case .uuid:
             guard let uuid = value as? UUID else { return mismatch(value, attribute) }
             return .blob(withUnsafeBytes(of: uuid.uuid) { Data($0) })
@@ -36,12 +36,16 @@ enum SQLiteValueMapping {
             guard let id = value as? ManagedObjectID else { return mismatch(value, attribute) }
             return .text(id.uriRepresentation().absoluteString)
         case .transformable, .undefined:
+            let encoded: Data
             if let name = attribute.valueTransformerName, let transformer = ValueTransformerRegistry.shared.transformer(named: name) {
-                return .blob(try transformer.encode(value))
+                encoded = try transformer.encode(value)
+            } else if let data = value as? Data {
+                encoded = data
+            } else {
+                throw PersistenceError.invalidRequest(
+                    "\(attribute.entity?.name ?? "?").\(attribute.name): no value transformer registered as '\(attribute.valueTransformerName ?? "")' for \(type(of: value))")
             }
-            if let data = value as? Data { return .blob(data) }
-            throw PersistenceError.invalidRequest(
-                "\(attribute.entity?.name ?? "?").\(attribute.name): no value transformer registered as '\(attribute.valueTransformerName ?? "")' for \(type(of: value))")
+            return .blob(attribute.allowsExternalBinaryDataStorage ? ExternalBinaryData.encode(encoded) : encoded)
         }
     }
 
@@ -54,8 +58,9 @@ enum SQLiteValueMapping {
     /// Column `column` of the current row as `attribute`'s Swift value. The common pairs (an
     /// integer column for an integer attribute, text for a string, a real for a double or a date)
     /// are read straight from the statement; the rest go through `SQLiteValue`.
-    /// `attribute` is asked only for the uncommon pairs.
-    static func swiftValue(_ statement: OpaquePointer, column: Int32, type: AttributeType,
+    /// `attribute` is asked only for the uncommon pairs; `external` finds the files that values
+    /// stored outside the row name.
+    static func swiftValue(_ statement: OpaquePointer, column: Int32, type: AttributeType, external: ExternalBinaryData?,
                            attribute: () -> AttributeDescription?) -> Any? {
         let storage = sqlite3_column_type(statement, column)
         if storage == SQLITE_NULL { return nil }
@@ -73,12 +78,22 @@ enum SQLiteValueMapping {
             return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
         default:
             guard let attribute = attribute() else { return nil }
-            return swiftValue(SQLiteValue(statement: statement, column: column), for: attribute)
+            return swiftValue(SQLiteValue(statement: statement, column: column), for: attribute, external: external)
         }
     }
 
-    static func swiftValue(_ value: SQLiteValue, for attribute: AttributeDescription) -> Any? {
+    static func swiftValue(_ value: SQLiteValue, for attribute: AttributeDescription, external: ExternalBinaryData?) -> Any? {
         if case .null = value { return nil }
+        if attribute.allowsExternalBinaryDataStorage, attribute.attributeType == .binaryData || attribute.attributeType == .transformable,
+           case .blob(let blob) = value {
+            guard let data = (external ?? ExternalBinaryData(storeURL: nil)).decode(blob) else { return nil }
+            return swiftValue(.blob(data), forStored: attribute)
+        }
+        return swiftValue(value, forStored: attribute)
+    }
+
+    /// A column value, as the attribute's Swift value, once any external-storage marker is gone.
+    private static func swiftValue(_ value: SQLiteValue, forStored attribute: AttributeDescription) -> Any? {
         switch attribute.attributeType {
         case .integer16: if let int = integer(value) { return Int16(truncatingIfNeeded: int) }
         case .integer32: if let int = integer(value) { return Int32(truncatingIfNeeded: int) }
