@@ -39,6 +39,8 @@ enum SQLiteValueMapping {
             let encoded: Data
             if let name = attribute.valueTransformerName, let transformer = ValueTransformerRegistry.shared.transformer(named: name) {
                 encoded = try transformer.encode(value)
+            } else if KeyedArchiveTransformer.applies(to: attribute.valueTransformerName) {
+                encoded = try KeyedArchiveTransformer.encode(value, attribute: "\(attribute.entity?.name ?? "?").\(attribute.name)")
             } else if let data = value as? Data {
                 encoded = data
             } else {
@@ -132,6 +134,10 @@ enum SQLiteValueMapping {
             guard case .blob(let data) = value else { return nil }
             if let name = attribute.valueTransformerName, let transformer = ValueTransformerRegistry.shared.transformer(named: name) {
                 return try? transformer.decode(data)
+            }
+            // Bytes that are no keyed archive (or one of a class only the app knows) stay bytes.
+            if KeyedArchiveTransformer.applies(to: attribute.valueTransformerName), let value = KeyedArchiveTransformer.decode(data) {
+                return value
             }
             return data
         }

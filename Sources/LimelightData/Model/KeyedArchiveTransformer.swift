@@ -1,0 +1,75 @@
+import Foundation
+
+/// Core Data's own transformers for Transformable attributes: a value kept as a keyed archive
+/// (`NSKeyedArchiver`'s format), which is what Core Data writes when an attribute names no
+/// transformer, or `NSSecureUnarchiveFromData` / `NSKeyedUnarchiveFromData`.
+///
+/// Without them, an array of strings or a dictionary a Core Data app kept in such an attribute
+/// would read here as the archive's bytes. Reading is limited to the property-list classes that
+/// `NSSecureUnarchiveFromDataTransformer` allows (and URLs and UUIDs); an archive of anything
+/// else (an app's own class) comes back as its bytes, unchanged, so nothing is lost on a save.
+enum KeyedArchiveTransformer {
+    /// The transformer names that mean a keyed archive; `nil` (no name) means one too.
+    static let names: Set<String> = [
+        "NSSecureUnarchiveFromData", "NSSecureUnarchiveFromDataTransformer", "NSKeyedUnarchiveFromData",
+    ]
+
+    /// The classes an archive may hold, as Core Data's secure transformer allows them.
+    private static let allowedClasses: [AnyClass] = [
+        NSArray.self, NSDictionary.self, NSSet.self, NSOrderedSet.self, NSString.self, NSNumber.self, NSDate.self,
+        NSData.self, NSURL.self, NSUUID.self, NSNull.self,
+    ]
+
+    /// Whether values of an attribute with this transformer name are kept as keyed archives.
+    static func applies(to name: String?) -> Bool {
+        guard let name, !name.isEmpty else { return true }
+        return names.contains(name)
+    }
+
+    /// The value an archive holds, in Swift's types where Foundation bridges them (`[Any]`,
+    /// `[AnyHashable: Any]`, `String`, numbers …); `nil` when `data` is not such an archive.
+    static func decode(_ data: Data) -> Any? {
+        // A keyed archive is a binary property list; anything else is not worth handing over.
+        guard data.starts(with: Array("bplist00".utf8)) else { return nil }
+        guard let object = try? NSKeyedUnarchiver.unarchivedObject(ofClasses: allowedClasses, from: data) else { return nil }
+        return bridged(object)
+    }
+
+    /// An archive of `value`; throws when `value` (or something inside it) has no archivable form.
+    static func encode(_ value: Any, attribute: String) throws -> Data {
+        let object = value as AnyObject
+        guard object is NSSecureCoding else {
+            throw ValueTransformerRegistry.TransformError(name: "NSSecureUnarchiveFromData",
+                reason: "\(attribute): \(type(of: value)) cannot be archived (register a transformer for it)")
+        }
+        do {
+            return try NSKeyedArchiver.archivedData(withRootObject: object, requiringSecureCoding: true)
+        } catch {
+            throw ValueTransformerRegistry.TransformError(name: "NSSecureUnarchiveFromData",
+                reason: "\(attribute): cannot archive \(type(of: value)): \(error.localizedDescription)")
+        }
+    }
+
+    /// Foundation objects as the Swift values an application reads from other attributes.
+    private static func bridged(_ object: Any) -> Any {
+        switch object {
+        case let string as NSString: return string as String
+        case let array as NSArray: return array.map(bridged)
+        case let set as NSOrderedSet: return set.array.map(bridged)
+        case let set as NSSet: return Set(set.allObjects.compactMap { bridged($0) as? AnyHashable })
+        case let dictionary as NSDictionary:
+            var result: [AnyHashable: Any] = [:]
+            for (key, value) in dictionary { if let key = bridged(key) as? AnyHashable { result[key] = bridged(value) } }
+            // String keys, by far the usual, read as `[String: Any]`.
+            if result.keys.allSatisfy({ $0.base is String }) {
+                return Dictionary(uniqueKeysWithValues: result.map { ($0.key.base as? String ?? "", $0.value) })
+            }
+            return result
+        case let date as NSDate: return date as Date
+        case let data as NSData: return data as Data
+        case let url as NSURL: return url as URL
+        case let uuid as NSUUID: return uuid as UUID
+        default: return object
+        }
+    }
+}
