@@ -64,6 +64,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
             }
             try SQLiteFunctions.register(on: connection)
             try SQLiteAggregateFunctions.register(on: connection)
+            try CoreDataTriggerFunctions.register(on: connection)
             for participant in saveParticipants { try participant.storeDidOpen(self) }
         } catch {
             for participant in saveParticipants { participant.storeWillClose(self) }
