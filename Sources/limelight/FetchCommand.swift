@@ -63,8 +63,8 @@ extension Limelight {
             for object in try opened.context.fetch(request) {
                 var values = ObjectPrinter.values(of: object)
                 if json {
-                    values["_uri"] = object.objectID.uriString
-                    try printJSON(values)
+                    values["_uri"] = .text(object.objectID.uriString)
+                    try printJSON(ObjectPrinter.json(values))
                 } else {
                     print(object.objectID.uriString)
                     print(ObjectPrinter.text(values))
@@ -92,14 +92,11 @@ extension Limelight {
             let keys = columns.isEmpty ? Self.defaultColumns(of: entity) : columns.map { ($0 as? ExpressionDescription)?.name ?? "\($0)" }
             if !json { print(keys.joined(separator: "\t")) }
             for row in rows {
-                let shown = row.mapValues { value -> Any in
-                    if let id = value as? ManagedObjectID { return id.uriString }
-                    return displayValue(value)
-                }
+                let shown = row.mapValues { PrintedValue($0, attribute: nil) }
                 if json {
-                    try printJSON(shown)
+                    try printJSON(shown.mapValues(\.json))
                 } else {
-                    print(keys.map { key in shown[key].map { "\($0)" } ?? "" }.joined(separator: "\t"))
+                    print(keys.map { key in shown[key]?.text ?? "" }.joined(separator: "\t"))
                 }
             }
         }

@@ -48,21 +48,3 @@ func printJSON(_ value: Any) throws {
     let data = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
     print(String(decoding: data, as: UTF8.self))
 }
-
-/// A value as text for people and as JSON-safe for machines.
-func displayValue(_ value: Any?) -> Any {
-    switch value {
-    case nil: return NSNull()
-    case let string as String: return string
-    case let date as Date: return ISO8601Timestamp.string(from: date)
-    case let data as Data: return "<\(data.count) bytes>"
-    case let uuid as UUID: return uuid.uuidString
-    case let url as URL: return url.absoluteString
-    case let bool as Bool: return bool
-    case let int as any BinaryInteger: return Int64(int)
-    case let double as Double: return double
-    case let float as Float: return Double(float)
-    case let decimal as Decimal: return NSDecimalNumber(decimal: decimal).doubleValue
-    case let value?: return "\(value)"
-    }
-}

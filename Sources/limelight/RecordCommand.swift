@@ -4,32 +4,34 @@ import LimelightData
 
 /// Shared printing of a live object: its attributes and relationships as URIs.
 enum ObjectPrinter {
-    static func values(of object: ManagedObject) -> [String: Any] {
-        var result: [String: Any] = [:]
+    static func values(of object: ManagedObject) -> [String: PrintedValue] {
+        var result: [String: PrintedValue] = [:]
         for property in object.entity.properties where !(property is FetchedPropertyDescription) {
             let value = object.value(forKey: property.name)
-            switch value {
-            case let other as ManagedObject: result[property.name] = other.objectID.uriRepresentation().absoluteString
-            case let set as Set<ManagedObject>: result[property.name] = set.map { $0.objectID.uriRepresentation().absoluteString }.sorted()
-            case let array as [ManagedObject]: result[property.name] = array.map { $0.objectID.uriRepresentation().absoluteString }
-            default: result[property.name] = displayValue(value)
+            if let relationship = property as? RelationshipDescription {
+                result[property.name] = related(value, relationship)
+            } else {
+                result[property.name] = PrintedValue(value, attribute: (property as? AttributeDescription)?.attributeType)
             }
         }
         return result
     }
 
-    static func text(_ values: [String: Any], indent: String = "  ") -> String {
-        values.keys.sorted().map { key in
-            let value = values[key]
-            let shown: String
-            switch value {
-            case let array as [Any]: shown = "[" + array.map { "\($0)" }.joined(separator: ", ") + "]"
-            case is NSNull, nil: shown = "nil"
-            case let value?: shown = "\(value)"
-            }
-            return "\(indent)\(key): \(shown)"
-        }.joined(separator: "\n")
+    /// A relationship's value as URIs: its declared kind says which collection it comes as.
+    private static func related(_ value: Any?, _ relationship: RelationshipDescription) -> PrintedValue {
+        let uri = { (object: ManagedObject) in object.objectID.uriRepresentation().absoluteString }
+        guard relationship.isToMany else { return (value as? ManagedObject).map { .text(uri($0)) } ?? .null }
+        if relationship.isOrdered, let array = value as? [ManagedObject] { return .list(array.map(uri)) }
+        if let set = value as? Set<ManagedObject> { return .list(set.map(uri).sorted()) }
+        return .list([])
     }
+
+    static func text(_ values: [String: PrintedValue], indent: String = "  ") -> String {
+        values.keys.sorted().map { key in "\(indent)\(key): \(values[key]?.text ?? "nil")" }.joined(separator: "\n")
+    }
+
+    /// The values as a JSON object's members.
+    static func json(_ values: [String: PrintedValue]) -> [String: Any] { values.mapValues(\.json) }
 }
 
 extension Limelight {
@@ -48,7 +50,7 @@ extension Limelight {
             if json {
                 try printJSON(["entity": e.entityName, "storeUUID": e.storeIdentifier, "storePath": e.storeURL.path,
                                "modelPath": e.modelURL.path, "objectURI": e.objectURI.absoluteString, "marker": e.markerURL.path,
-                               "values": values])
+                               "values": ObjectPrinter.json(values)])
             } else {
                 print("entity:     \(e.entityName)")
                 print("store UUID: \(e.storeIdentifier)")

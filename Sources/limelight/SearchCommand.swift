@@ -36,7 +36,7 @@ enum HitPrinter {
         if json {
             var object: [String: Any] = ["displayName": hit.document.displayName, "entity": hit.document.entity, "uri": hit.document.uri,
                                          "marker": hit.document.marker, "store": hit.document.store, "percent": hit.percent,
-                                         "snippet": hit.snippet, "values": values]
+                                         "snippet": hit.snippet, "values": ObjectPrinter.json(values)]
             if !prefix.isEmpty { object["change"] = prefix.trimmingCharacters(in: .whitespaces) }
             try printJSON(object)
             return
