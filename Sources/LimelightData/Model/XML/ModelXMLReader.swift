@@ -51,7 +51,7 @@ extension ManagedObjectModel {
         if url.pathExtension == "xcdatamodeld" {
             let current = url.appendingPathComponent(".xccurrentversion")
             if let data = try? Data(contentsOf: current),
-               let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+               let plist = try? PropertyListReader.read(data) as? [String: Any],
                let name = plist["_XCCurrentVersionName"] as? String {
                 return url.appendingPathComponent(name).appendingPathComponent("contents")
             }
