@@ -21,13 +21,25 @@ struct BinaryPropertyListDecoder {
     private var openContainers: Set<Int> = []
 
     static func decode(_ data: Data) throws(PropertyListReadError) -> Any {
-        let result: Result<Any, PropertyListReadError> = data.withUnsafeBytes { raw in
-            Result { () throws(PropertyListReadError) in
+        let outcome = data.withUnsafeBytes { raw -> Outcome in
+            do throws(PropertyListReadError) {
                 var decoder = try BinaryPropertyListDecoder(bytes: raw.bindMemory(to: UInt8.self))
-                return try decoder.top()
+                return .decoded(try decoder.top())
+            } catch {
+                return .failed(error)
             }
         }
-        return try result.get()
+        switch outcome {
+        case .decoded(let value): return value
+        case .failed(let error): throw error
+        }
+    }
+
+    /// How decoding inside `withUnsafeBytes` ended; not `Result`, for the reason `XMLReader`
+    /// gives (its first use costs a search of every conformance in the program).
+    private enum Outcome {
+        case decoded(Any)
+        case failed(PropertyListReadError)
     }
 
     private init(bytes: UnsafeBufferPointer<UInt8>) throws(PropertyListReadError) {

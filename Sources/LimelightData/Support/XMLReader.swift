@@ -21,13 +21,26 @@ package enum XMLReader {
 
     /// The root element of `data`.
     package static func parse(_ data: Data) throws(XMLReaderError) -> XMLTreeElement {
-        let result: Result<XMLTreeElement, XMLReaderError> = data.withUnsafeBytes { raw in
-            Result { () throws(XMLReaderError) in
-                var scanner = XMLScanner(bytes: raw.bindMemory(to: UInt8.self))
-                return try scanner.document()
+        let outcome = data.withUnsafeBytes { raw -> Outcome in
+            var scanner = XMLScanner(bytes: raw.bindMemory(to: UInt8.self))
+            do throws(XMLReaderError) {
+                return .parsed(try scanner.document())
+            } catch {
+                return .failed(error)
             }
         }
-        return try result.get()
+        switch outcome {
+        case .parsed(let root): return root
+        case .failed(let error): throw error
+        }
+    }
+
+    /// How a parse inside `withUnsafeBytes` ended. Not `Result`: the runtime would look up its
+    /// `Error` requirement by name the first time, a search through every conformance in the
+    /// program, which cost a short-lived program more than the parse itself.
+    private enum Outcome {
+        case parsed(XMLTreeElement)
+        case failed(XMLReaderError)
     }
 
     /// The root element of a document given as text.
