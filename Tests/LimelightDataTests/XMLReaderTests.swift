@@ -192,6 +192,19 @@ import FoundationXML
         }
     }
 
+    /// Repeated attributes are found among many as among few, without a quadratic search.
+    @Test func manyAttributesAreCheckedForRepeats() throws {
+        let names = (0..<20_000).map { "a\($0)" }
+        let many = try XMLReader.parse("<e " + names.map { "\($0)=\"\($0)\"" }.joined(separator: " ") + "/>")
+        #expect(many.attributes.count == 20_000 && many[attribute: "a19999"] == "a19999")
+        for count in [3, 16, 17, 40] {
+            let xml = "<e " + names.prefix(count).map { "\($0)=\"1\"" }.joined(separator: " ") + " a1=\"again\"/>"
+            #expect { try XMLReader.parse(xml) } throws: { error in
+                (error as? XMLReaderError)?.reason == "attribute 'a1' given twice in <e>"
+            }
+        }
+    }
+
     @Test func aModelFileWithBadXMLIsNamedWithItsPosition() {
         #expect { try ManagedObjectModel(xmlData: Data("<model>\n<entity name=\"A\"></model>".utf8), source: "bad/contents") } throws: { error in
             "\(error)".contains("malformed model XML at line 2, column 18: </model> does not close <entity>") && "\(error)".contains("bad/contents")

@@ -168,6 +168,7 @@ struct XMLScanner {
         index += 1
         guard let nameRange = name() else { throw failure("expected an element name after '<'") }
         var element = XMLTreeElement(name: string(nameRange), line: line, column: column)
+        var seen: Set<String>?
         while true {
             let spaced = skipWhitespace()
             guard index < bytes.count else { throw failure("the file ends inside the start tag of <\(element.name)> (truncated?)") }
@@ -185,7 +186,11 @@ struct XMLScanner {
             guard let attributeName = name() else { throw failure("expected an attribute name, '>' or '/>' in the start tag of <\(element.name)>") }
             let key = string(attributeName)
             let value = try attributeValue(named: key)
-            if element.attributes.contains(where: { $0.name == key }) {
+            // A scan for the few attributes elements have; a set once there are many, so that a
+            // hostile element cannot make the check quadratic.
+            if element.attributes.count == 16 { seen = Set(element.attributes.map(\.name)) }
+            let repeated = seen != nil ? seen?.insert(key).inserted == false : element.attributes.contains { $0.name == key }
+            if repeated {
                 throw failure("attribute '\(key)' given twice in <\(element.name)>", at: attributeStart)
             }
             element.attributes.append((key, value))
