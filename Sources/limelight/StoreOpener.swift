@@ -48,7 +48,7 @@ enum StoreOpener {
     static func registeredExtension(for url: URL) -> (ext: String, directory: URL)? {
         guard let root = registeredRoot(for: url),
               let data = try? Data(contentsOf: root.appendingPathComponent(".limelight/info.plist")),
-              let info = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+              let info = try? PropertyListReader.read(data) as? [String: Any],
               let ext = info["extension"] as? String else { return nil }
         return (ext, root.deletingLastPathComponent())
     }

@@ -1,8 +1,5 @@
 import Foundation
 import Testing
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 @testable import LimelightData
 
 /// Fetch request templates and fetched properties, read from model XML and used against a store;
@@ -91,19 +88,16 @@ import FoundationXML
         #expect(titles(writer) == ["Late", "Newer"])
     }
 
-    /// Every element and attribute of an Xcode model file, keyed by its path of names.
+    /// Every element and attribute of an Xcode model file, keyed by its path of names. (The XML
+    /// reader itself is checked against Foundation's in `XMLReaderTests`.)
     static func inventory(_ data: Data) throws -> [String: [String: String]] {
-        let document = try XMLDocument(data: data, options: [])
         var result: [String: [String: String]] = [:]
-        func walk(_ element: XMLElement, _ path: String) {
-            let name = element.attribute(forName: "name")?.stringValue ?? element.attribute(forName: "key")?.stringValue ?? ""
-            let key = "\(path)/\(element.name ?? "")[\(name)]"
-            var attributes: [String: String] = [:]
-            for node in element.attributes ?? [] { attributes[node.name ?? ""] = node.stringValue ?? "" }
-            result[key] = attributes
-            for case let child as XMLElement in element.children ?? [] { walk(child, key) }
+        func walk(_ element: XMLTreeElement, _ path: String) {
+            let key = "\(path)/\(element.name)[\(element[attribute: "name"] ?? element[attribute: "key"] ?? "")]"
+            result[key] = element.attributeDictionary
+            for child in element.children { walk(child, key) }
         }
-        if let root = document.rootElement() { walk(root, "") }
+        walk(try XMLReader.parse(data), "")
         return result
     }
 

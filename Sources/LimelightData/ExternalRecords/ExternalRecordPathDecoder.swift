@@ -99,7 +99,7 @@ public final class ExternalRecordPathDecoder {
         if let known = rootInfos[rootPath] { return known }
         let support = root.appendingPathComponent(SupportFolder.name, isDirectory: true)
         guard let infoData = try? Data(contentsOf: support.appendingPathComponent(SupportFolder.infoFile)),
-              let info = try? PropertyListSerialization.propertyList(from: infoData, format: nil) as? [String: Any],
+              let info = try? PropertyListReader.read(infoData) as? [String: Any],
               let ext = info["extension"] as? String else {
             throw ExternalRecordError(path: original, reason: "the records folder \(rootPath) has no readable \(SupportFolder.name)/\(SupportFolder.infoFile)")
         }

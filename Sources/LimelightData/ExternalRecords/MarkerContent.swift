@@ -14,9 +14,19 @@ public struct MarkerContent: Equatable, @unchecked Sendable {
     public static let storeKey = "NSStoreUUID"
     public static let valuesKey = "values"
 
+    /// Same object, entity and store, and values that make the same property list. Values are
+    /// compared as written, not through `NSDictionary`: on Linux that finds a Swift `Int` unequal
+    /// to an equal one, and decoded markers hold Swift values.
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.objectURI == rhs.objectURI && lhs.entityName == rhs.entityName && lhs.storeIdentifier == rhs.storeIdentifier
-            && NSDictionary(dictionary: lhs.values).isEqual(to: rhs.values)
+        guard lhs.objectURI == rhs.objectURI, lhs.entityName == rhs.entityName, lhs.storeIdentifier == rhs.storeIdentifier else {
+            return false
+        }
+        // The writer sorts keys and types numbers exactly, so equal values give equal bytes.
+        guard let left = try? PropertyListWriter.data(lhs.values, format: .binary),
+              let right = try? PropertyListWriter.data(rhs.values, format: .binary) else {
+            return NSDictionary(dictionary: lhs.values).isEqual(to: rhs.values)
+        }
+        return left == right
     }
 
     init(id: ManagedObjectID, values rawValues: [Any?]) {
@@ -66,7 +76,7 @@ public struct MarkerContent: Equatable, @unchecked Sendable {
 
     /// Reads a marker file's content; `path` names it in errors.
     public static func decode(_ data: Data, path: String) throws -> MarkerContent {
-        guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+        guard let plist = try? PropertyListReader.read(data) as? [String: Any],
               let uri = plist[uriKey] as? String, let entity = plist[entityKey] as? String else {
             throw ExternalRecordError(path: path, reason: "not a marker file (no object URI in its property list)")
         }

@@ -100,7 +100,7 @@ struct SQLiteMigrator {
         try db.query("SELECT Z_UUID, Z_PLIST FROM old.Z_METADATA WHERE Z_VERSION = 1") { row in
             if case .text(let text) = SQLiteValue(statement: row, column: 0) { old.uuid = text }
             if case .blob(let data) = SQLiteValue(statement: row, column: 1),
-               let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] {
+               let plist = try? PropertyListReader.read(data) as? [String: Any] {
                 old.plist = plist
             }
         }

@@ -7,7 +7,7 @@ import Foundation
 /// write an array (it reports "property lists cannot contain objects of type 'Not A Type'", so a
 /// store's metadata could not be saved); and on Linux it builds the result through `NSData` and
 /// copies it out byte by byte, which made encoding markers cost more than the rest of a save.
-/// Reading stays with `PropertyListSerialization`, which works in both builds.
+/// `PropertyListReader` reads what this writes.
 enum PropertyListWriter {
     enum Format {
         case xml

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 extension ManagedObjectModel {
     /// Reads an Xcode model: a `.xcdatamodeld` bundle (its current version, named by
@@ -20,22 +17,13 @@ extension ManagedObjectModel {
     /// Reads model XML; `source` names it in errors.
     public convenience init(xmlData data: Data, source: String) throws {
         self.init()
-        // XMLDocument recovers from some broken XML; a strict parse first refuses it.
-        let strict = XMLParser(data: data)
-        let balance = ElementBalance()
-        strict.delegate = balance
-        guard strict.parse(), balance.open.isEmpty else {
-            let reason = strict.parserError.map { "\($0.localizedDescription)" }
-                ?? "the file ends inside <\(balance.open.last ?? "?")> (truncated?)"
-            throw ModelError("malformed model XML at line \(strict.lineNumber), column \(strict.columnNumber): \(reason)", at: source)
-        }
-        let document: XMLDocument
+        let root: XMLTreeElement
         do {
-            document = try XMLDocument(data: data, options: [])
+            root = try XMLReader.parse(data)
         } catch {
-            throw ModelError("malformed model XML: \(error.localizedDescription)", at: source)
+            throw ModelError("malformed model XML at line \(error.line), column \(error.column): \(error.reason)", at: source)
         }
-        guard let root = document.rootElement(), root.name == "model" else {
+        guard root.name == "model" else {
             throw ModelError("the root element is not <model>", at: source)
         }
         try ModelXMLReader(source: source).read(root, into: self)
@@ -63,7 +51,7 @@ extension ManagedObjectModel {
         if url.pathExtension == "xcdatamodeld" {
             let current = url.appendingPathComponent(".xccurrentversion")
             if let data = try? Data(contentsOf: current),
-               let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+               let plist = try? PropertyListReader.read(data) as? [String: Any],
                let name = plist["_XCCurrentVersionName"] as? String {
                 return url.appendingPathComponent(name).appendingPathComponent("contents")
             }
@@ -78,7 +66,7 @@ extension ManagedObjectModel {
 struct ModelXMLReader {
     let source: String
 
-    func read(_ root: XMLElement, into model: ManagedObjectModel) throws {
+    func read(_ root: XMLTreeElement, into model: ManagedObjectModel) throws {
         model.extraXMLAttributes = attributes(of: root)
         if let identifier = model.extraXMLAttributes["userDefinedModelVersionIdentifier"], !identifier.isEmpty {
             model.versionIdentifiers = [identifier]
@@ -97,7 +85,7 @@ struct ModelXMLReader {
         }
     }
 
-    private func entity(_ element: XMLElement) throws -> EntityDescription {
+    private func entity(_ element: XMLTreeElement) throws -> EntityDescription {
         var attrs = attributes(of: element)
         guard let name = attrs.removeValue(forKey: "name"), !name.isEmpty else {
             throw ModelError("an <entity> has no name", at: source)
@@ -109,7 +97,7 @@ struct ModelXMLReader {
         entity.versionHashModifier = attrs.removeValue(forKey: "versionHashModifier")
         entity.extraXMLAttributes = attrs
         for (position, child) in children(element).enumerated() {
-            let location = "\(source): entity '\(name)' \(child.name ?? "element") #\(position + 1)"
+            let location = "\(source): entity '\(name)' \(child.name) #\(position + 1)"
             switch child.name {
             case "attribute": entity.addProperty(try attribute(child, location: location))
             case "relationship": entity.addProperty(try relationship(child, location: location))
@@ -149,14 +137,14 @@ struct ModelXMLReader {
     }
 
     /// Keeps a property's children other than `<userInfo>` as XML text.
-    private func keepChildren(of element: XMLElement, in property: PropertyDescription, except known: Set<String> = ["userInfo"]) {
+    private func keepChildren(of element: XMLTreeElement, in property: PropertyDescription, except known: Set<String> = ["userInfo"]) {
         for child in children(element) {
             if child.name == "userInfo" { property.userInfo = userInfo(child) }
-            if !known.contains(child.name ?? "") { property.extraXMLElements.append(child.xmlString) }
+            if !known.contains(child.name) { property.extraXMLElements.append(child.xmlString) }
         }
     }
 
-    private func attribute(_ element: XMLElement, location: String) throws -> AttributeDescription {
+    private func attribute(_ element: XMLTreeElement, location: String) throws -> AttributeDescription {
         var attrs = attributes(of: element)
         guard let name = attrs.removeValue(forKey: "name"), !name.isEmpty else { throw ModelError("missing name", at: location) }
         guard let typeName = attrs.removeValue(forKey: "attributeType") else { throw ModelError("attribute '\(name)': missing attributeType", at: location) }
@@ -191,7 +179,7 @@ struct ModelXMLReader {
         return attribute
     }
 
-    private func relationship(_ element: XMLElement, location: String) throws -> RelationshipDescription {
+    private func relationship(_ element: XMLTreeElement, location: String) throws -> RelationshipDescription {
         var attrs = attributes(of: element)
         guard let name = attrs.removeValue(forKey: "name"), !name.isEmpty else { throw ModelError("missing name", at: location) }
         guard let destination = attrs.removeValue(forKey: "destinationEntity") else {
@@ -221,7 +209,7 @@ struct ModelXMLReader {
         return relationship
     }
 
-    private func fetchedProperty(_ element: XMLElement, location: String) throws -> FetchedPropertyDescription {
+    private func fetchedProperty(_ element: XMLTreeElement, location: String) throws -> FetchedPropertyDescription {
         var attrs = attributes(of: element)
         guard let name = attrs.removeValue(forKey: "name") else { throw ModelError("missing name", at: location) }
         guard let request = children(element).first(where: { $0.name == "fetchRequest" }),
@@ -242,7 +230,7 @@ struct ModelXMLReader {
         return property
     }
 
-    private func userInfo(_ element: XMLElement) -> [String: String] {
+    private func userInfo(_ element: XMLTreeElement) -> [String: String] {
         var result: [String: String] = [:]
         for entry in children(element) {
             let a = attributes(of: entry)
@@ -251,16 +239,12 @@ struct ModelXMLReader {
         return result
     }
 
-    func children(_ element: XMLElement) -> [XMLElement] {
-        (element.children ?? []).compactMap { $0 as? XMLElement }
+    func children(_ element: XMLTreeElement) -> [XMLTreeElement] {
+        element.children
     }
 
-    func attributes(of element: XMLElement) -> [String: String] {
-        var result: [String: String] = [:]
-        for node in element.attributes ?? [] {
-            if let name = node.name { result[name] = node.stringValue ?? "" }
-        }
-        return result
+    func attributes(of element: XMLTreeElement) -> [String: String] {
+        element.attributeDictionary
     }
 }
 
@@ -296,17 +280,5 @@ enum AttributeDefaultValue {
         case let url as URL: return url.absoluteString
         default: return "\(value)"
         }
-    }
-}
-
-/// Tracks open elements during a strict parse, to catch files that end early.
-private final class ElementBalance: NSObject, XMLParserDelegate {
-    var open: [String] = []
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName: String?, attributes: [String: String] = [:]) {
-        open.append(elementName)
-    }
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-        _ = open.popLast()
     }
 }

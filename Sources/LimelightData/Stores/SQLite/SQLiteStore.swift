@@ -161,7 +161,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         guard let uuid else { throw PersistenceError.store(path: path, reason: "Z_METADATA has no store UUID") }
         identifier = uuid
         if let plistData {
-            guard let plist = try? PropertyListSerialization.propertyList(from: plistData, format: nil) as? [String: Any] else {
+            guard let plist = try? PropertyListReader.read(plistData) as? [String: Any] else {
                 throw PersistenceError.store(path: path, reason: "Z_METADATA.Z_PLIST is not a property list")
             }
             metadata = plist
@@ -211,7 +211,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         var result: [String: Any] = [:]
         try db.query("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1") { row in
             if case .blob(let data) = SQLiteValue(statement: row, column: 1),
-               let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] {
+               let plist = try? PropertyListReader.read(data) as? [String: Any] {
                 result = plist
             }
             if case .text(let uuid) = SQLiteValue(statement: row, column: 0) { result["NSStoreUUID"] = uuid }
