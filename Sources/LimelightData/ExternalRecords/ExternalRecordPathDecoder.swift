@@ -107,7 +107,7 @@ public final class ExternalRecordPathDecoder {
             throw ExternalRecordError(path: original, reason: "unknown store: the records folder does not belong to store \(storeIdentifier)")
         }
         guard let storePath = try? String(contentsOf: support.appendingPathComponent(SupportFolder.storePathFile), encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines), !storePath.isEmpty else {
+            .trimmingWhitespace, !storePath.isEmpty else {
             throw ExternalRecordError(path: original, reason: "the records folder does not name its store")
         }
         let result = RootInfo(fileExtension: ext, entities: Set(info["entities"] as? [String] ?? []),
