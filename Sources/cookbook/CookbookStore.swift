@@ -5,16 +5,14 @@ import LimelightData
 enum CookbookStore {
     /// The model shipped in share/limelight/models, found next to the program or on $XDG_DATA_DIRS.
     static func modelURL() throws -> URL {
-        let env = ProcessInfo.processInfo.environment
-        if let explicit = env["COOKBOOK_MODEL"] { return URL(fileURLWithPath: explicit) }
+        if let explicit = XDGDirectories.variable("COOKBOOK_MODEL") { return URL(fileURLWithPath: explicit) }
         let relative = "limelight/models/Cookbook.xcdatamodeld"
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         var candidates = [
             executable.appendingPathComponent("../share/\(relative)"),
             executable.appendingPathComponent("../../../share/\(relative)"),
         ]
-        let dataDirs = (env["XDG_DATA_HOME"].map { [$0] } ?? []) + (env["XDG_DATA_DIRS"] ?? "/usr/local/share:/usr/share").split(separator: ":").map(String.init)
-        candidates += dataDirs.map { URL(fileURLWithPath: $0).appendingPathComponent(relative) }
+        candidates += ([XDGDirectories.dataHome] + XDGDirectories.dataDirectories).map { $0.appendingPathComponent(relative) }
         guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0.path) }) else {
             throw CookbookError("cannot find the Cookbook model (\(relative)); set COOKBOOK_MODEL")
         }
@@ -22,10 +20,7 @@ enum CookbookStore {
     }
 
     static func defaultStoreURL() -> URL {
-        let env = ProcessInfo.processInfo.environment
-        let data = env["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: env["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/share")
-        return data.appendingPathComponent("cookbook/Cookbook.sqlite")
+        XDGDirectories.dataHome.appendingPathComponent("cookbook/Cookbook.sqlite")
     }
 
     static func open(at storeURL: URL, readOnly: Bool = false) throws -> ManagedObjectContext {

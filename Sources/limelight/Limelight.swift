@@ -38,9 +38,7 @@ struct CommandError: Error, CustomStringConvertible {
 
 /// Where the index lives unless `--index` says otherwise: `$XDG_DATA_HOME/limelight/index`.
 func defaultIndexPath() -> String {
-    let env = ProcessInfo.processInfo.environment
-    let data = env["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? NSHomeDirectory()) + "/.local/share")
-    return data + "/limelight/index"
+    XDGDirectories.dataHome.appendingPathComponent("limelight/index").path
 }
 
 /// Prints a JSON value on one line.

@@ -33,9 +33,7 @@ struct DesktopHandler {
     let exec: DesktopEntryExec
 
     static var dataDirectories: [String] {
-        let env = ProcessInfo.processInfo.environment
-        let home = env["XDG_DATA_HOME"] ?? ((env["HOME"] ?? NSHomeDirectory()) + "/.local/share")
-        return [home] + (env["XDG_DATA_DIRS"] ?? "/usr/local/share:/usr/share").split(separator: ":").map(String.init)
+        ([XDGDirectories.dataHome] + XDGDirectories.dataDirectories).map(\.path)
     }
 
     /// The MIME type shared-mime-info gives the file's name, from `mime/globs2`.

@@ -6,10 +6,7 @@ import Foundation
 public enum ExternalRecordsRegistry {
     /// `$XDG_STATE_HOME/limelight/roots` (default `~/.local/state/limelight/roots`).
     public static var rootsDirectory: URL {
-        let env = ProcessInfo.processInfo.environment
-        let state = env["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: env["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/state")
-        return state.appendingPathComponent("limelight/roots", isDirectory: true)
+        XDGDirectories.stateHome.appendingPathComponent("limelight/roots", isDirectory: true)
     }
 
     /// Records `root` for `storeIdentifier`, replacing an older entry (a moved store).

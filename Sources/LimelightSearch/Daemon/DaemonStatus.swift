@@ -1,4 +1,5 @@
 import Foundation
+import LimelightData
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -85,16 +86,10 @@ public struct DaemonStatus: Codable, Sendable {
 /// XDG folders the search side uses.
 public enum ExternalRecordsRegistryPaths {
     public static var stateDirectory: URL {
-        let env = ProcessInfo.processInfo.environment
-        let state = env["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: env["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/state")
-        return state.appendingPathComponent("limelight", isDirectory: true)
+        XDGDirectories.stateHome.appendingPathComponent("limelight", isDirectory: true)
     }
 
     public static var defaultIndexURL: URL {
-        let env = ProcessInfo.processInfo.environment
-        let data = env["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: env["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/share")
-        return data.appendingPathComponent("limelight/index", isDirectory: true)
+        XDGDirectories.dataHome.appendingPathComponent("limelight/index", isDirectory: true)
     }
 }

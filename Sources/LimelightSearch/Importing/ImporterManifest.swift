@@ -1,4 +1,5 @@
 import Foundation
+import LimelightData
 
 /// An importer program registered for marker extensions by a manifest file
 /// (`share/limelight/importers/<name>.importer`, searched on `$XDG_DATA_HOME` and `$XDG_DATA_DIRS`):
@@ -53,10 +54,8 @@ public struct ImporterManifest: Sendable, Equatable {
 
     /// Folders searched for manifests, most important first.
     public static func searchDirectories() -> [URL] {
-        let env = ProcessInfo.processInfo.environment
-        let home = env["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: env["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/share")
-        let dirs = (env["XDG_DATA_DIRS"] ?? "/usr/local/share:/usr/share").split(separator: ":").map { URL(fileURLWithPath: String($0)) }
+        let home = XDGDirectories.dataHome
+        let dirs = XDGDirectories.dataDirectories
         let besideProgram = programDirectory.appendingPathComponent("../share")
         return ([home] + [besideProgram] + dirs).map { $0.appendingPathComponent("limelight/importers").standardizedFileURL }
     }
@@ -90,7 +89,7 @@ public struct ImporterManifest: Sendable, Equatable {
         if executable.hasPrefix("/") { return FileManager.default.isExecutableFile(atPath: executable) ? executable : nil }
         let beside = Self.programDirectory.appendingPathComponent(executable).path
         if FileManager.default.isExecutableFile(atPath: beside) { return beside }
-        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+        for dir in (XDGDirectories.variable("PATH") ?? "").split(separator: ":") {
             let candidate = "\(dir)/\(executable)"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }

@@ -12,7 +12,7 @@ final class SQLiteConnection {
     private(set) var handle: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
     /// `LIMELIGHT_SQL_DEBUG`: 1 logs statements and times to stderr, 2 adds bound values.
-    let debugLevel = Int(ProcessInfo.processInfo.environment["LIMELIGHT_SQL_DEBUG"] ?? "") ?? 0
+    let debugLevel = Int(XDGDirectories.variable("LIMELIGHT_SQL_DEBUG") ?? "") ?? 0
     /// Sees every statement run, whatever the debug level.
     var statementObserver: ((String) -> Void)?
 
