@@ -7,23 +7,21 @@ enum ObjectPrinter {
     static func values(of object: ManagedObject) -> [String: PrintedValue] {
         var result: [String: PrintedValue] = [:]
         for property in object.entity.properties where !(property is FetchedPropertyDescription) {
-            let value = object.value(forKey: property.name)
             if let relationship = property as? RelationshipDescription {
-                result[property.name] = related(value, relationship)
+                result[property.name] = related(object, relationship)
             } else {
+                let value = object.value(forKey: property.name)
                 result[property.name] = PrintedValue(value, attribute: (property as? AttributeDescription)?.attributeType)
             }
         }
         return result
     }
 
-    /// A relationship's value as URIs: its declared kind says which collection it comes as.
-    private static func related(_ value: Any?, _ relationship: RelationshipDescription) -> PrintedValue {
-        let uri = { (object: ManagedObject) in object.objectID.uriRepresentation().absoluteString }
-        guard relationship.isToMany else { return (value as? ManagedObject).map { .text(uri($0)) } ?? .null }
-        if relationship.isOrdered, let array = value as? [ManagedObject] { return .list(array.map(uri)) }
-        if let set = value as? Set<ManagedObject> { return .list(set.map(uri).sorted()) }
-        return .list([])
+    /// A relationship's value as URIs, read as IDs: no related object is made or fetched.
+    private static func related(_ object: ManagedObject, _ relationship: RelationshipDescription) -> PrintedValue {
+        let uris = object.objectIDs(forRelationshipNamed: relationship.name).map { $0.uriRepresentation().absoluteString }
+        guard relationship.isToMany else { return uris.first.map(PrintedValue.text) ?? .null }
+        return .list(relationship.isOrdered ? uris : uris.sorted())
     }
 
     static func text(_ values: [String: PrintedValue], indent: String = "  ") -> String {

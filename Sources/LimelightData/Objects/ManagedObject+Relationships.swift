@@ -7,6 +7,17 @@ extension ManagedObject {
         MutableSetProxy(owner: self, key: key)
     }
 
+    /// The IDs of the objects a relationship holds (in order for an ordered one), as Core Data's
+    /// `objectIDs(forRelationshipNamed:)` gives them: read without turning them into objects or
+    /// firing their faults. Empty for an unknown name or a property that is not a relationship.
+    public func objectIDs(forRelationshipNamed name: String) -> [ManagedObjectID] {
+        guard let index = entityLayout.keys.index(of: name),
+              let relationship = entity.properties[index] as? RelationshipDescription else { return [] }
+        if relationship.isToMany { return relatedIDsLoaded(relationship, at: index) }
+        if faultFlag { managedObjectContext?.fireFault(self) }
+        return (values[index] as? ManagedObjectID).map { [$0] } ?? []
+    }
+
     func relatedIDsLoaded(_ relationship: RelationshipDescription, at index: Int) -> [ManagedObjectID] {
         if faultFlag { managedObjectContext?.fireFault(self) }
         guard let context = managedObjectContext else {
