@@ -11,6 +11,19 @@ import CSQLite
             .appendingPathComponent("Fixtures/coredata/SampleModel")
     }
 
+    /// The `Z_METADATA` blob of the store Core Data wrote, read with SQLite's C API alone.
+    static func metadataBlob() throws -> Data {
+        let store = fixtures.appendingPathComponent("SampleModel_V1.sqlite")
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(store.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { throw PersistenceError.store(path: store.path, reason: "open") }
+        defer { sqlite3_close(db) }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, "SELECT Z_PLIST FROM Z_METADATA", -1, &statement, nil) == SQLITE_OK, sqlite3_step(statement) == SQLITE_ROW,
+              let bytes = sqlite3_column_blob(statement, 0) else { throw PersistenceError.store(path: store.path, reason: "no metadata") }
+        defer { sqlite3_finalize(statement) }
+        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(statement, 0)))
+    }
+
     func openCopy(_ folder: TemporaryFolder) throws -> (ManagedObjectContext, URL) {
         let copy = folder.file("SampleModel_V1.sqlite")
         try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("SampleModel_V1.sqlite"), to: copy)

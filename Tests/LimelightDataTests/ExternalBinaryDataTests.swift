@@ -34,6 +34,18 @@ import Testing
         #expect(process.terminationStatus == 0)
     }
 
+    /// A store at `url` holding one photo, whose column the test then rewrites as another tool would.
+    static func saveOnePhoto(at url: URL) throws {
+        let context = try Self.context(url)
+        try context.insertNewObject(forEntityName: "Photo").setValue(Data([1]), forKey: "image")
+        try context.save()
+    }
+
+    /// A reference to an external file, as Core Data writes it in the column (hex).
+    static func reference(to name: String) -> String {
+        "02" + Data(name.utf8).map { String(format: "%02X", $0) }.joined() + "00"
+    }
+
     static func photo(in context: ManagedObjectContext) throws -> ManagedObject {
         let request = FetchRequest(entityName: "Photo")
         return try #require(try context.fetch(request).first)
@@ -64,18 +76,14 @@ import Testing
     @Test func aReferenceIsReadFromTheExternalDataFolder() throws {
         let folder = try TemporaryFolder()
         let url = folder.file("photos.sqlite")
-        do {
-            let context = try Self.context(url)
-            try context.insertNewObject(forEntityName: "Photo").setValue(Data([1]), forKey: "image")
-            try context.save()
-        }
+        try Self.saveOnePhoto(at: url)
         // What Core Data writes for a large value: the file, and its name behind marker 0x02.
         let name = UUID().uuidString
         let external = folder.url.appendingPathComponent(".photos_SUPPORT/_EXTERNAL_DATA", isDirectory: true)
         try FileManager.default.createDirectory(at: external, withIntermediateDirectories: true)
         let large = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         try large.write(to: external.appendingPathComponent(name))
-        let reference = "02" + Data(name.utf8).map { String(format: "%02X", $0) }.joined() + "00"
+        let reference = Self.reference(to: name)
         try Self.sqliteWrite(url, "UPDATE ZPHOTO SET ZIMAGE = X'\(reference)'")
 
         let context = try Self.context(url)
@@ -91,12 +99,8 @@ import Testing
     @Test func aMissingFileReadsAsNilAndKeepsItsReference() throws {
         let folder = try TemporaryFolder()
         let url = folder.file("photos.sqlite")
-        do {
-            let context = try Self.context(url)
-            try context.insertNewObject(forEntityName: "Photo").setValue(Data([1]), forKey: "image")
-            try context.save()
-        }
-        let reference = "02" + Data(UUID().uuidString.utf8).map { String(format: "%02X", $0) }.joined() + "00"
+        try Self.saveOnePhoto(at: url)
+        let reference = Self.reference(to: UUID().uuidString)
         try Self.sqliteWrite(url, "UPDATE ZPHOTO SET ZIMAGE = X'\(reference)'")
         let context = try Self.context(url)
         let photo = try Self.photo(in: context)
@@ -109,11 +113,7 @@ import Testing
     @Test func bytesWithoutAMarkerAreTakenAsTheValue() throws {
         let folder = try TemporaryFolder()
         let url = folder.file("photos.sqlite")
-        do {
-            let context = try Self.context(url)
-            try context.insertNewObject(forEntityName: "Photo").setValue(Data([1]), forKey: "image")
-            try context.save()
-        }
+        try Self.saveOnePhoto(at: url)
         // A store written by a tool that keeps no marker: the bytes are the value.
         try Self.sqliteWrite(url, "UPDATE ZPHOTO SET ZIMAGE = X'FFD8FFE0'")
         let first = try Self.context(url)

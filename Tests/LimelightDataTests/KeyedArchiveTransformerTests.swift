@@ -14,6 +14,13 @@ import Testing
         return ManagedObjectModel(entities: [entity])
     }
 
+    /// A store at `url` holding one note, whose column the test then rewrites as Core Data would.
+    static func saveOneNote(at url: URL) throws {
+        let context = try PhotoModel.stack(at: url, model: model())
+        try context.insertNewObject(forEntityName: "Note").setValue("x", forKey: "title")
+        try context.save()
+    }
+
     static func note(_ url: URL) throws -> (ManagedObjectContext, ManagedObject) {
         let context = try PhotoModel.stack(at: url, model: model())
         return (context, try #require(try context.fetch(FetchRequest(entityName: "Note")).first))
@@ -45,11 +52,7 @@ import Testing
     @Test func anArchiveWrittenByFoundationReads() throws {
         let folder = try TemporaryFolder()
         let url = folder.file("notes.sqlite")
-        do {
-            let context = try PhotoModel.stack(at: url, model: Self.model())
-            try context.insertNewObject(forEntityName: "Note").setValue("x", forKey: "title")
-            try context.save()
-        }
+        try Self.saveOneNote(at: url)
         // What Core Data's default transformer stores: NSKeyedArchiver's bytes for an NSArray.
         let archive = try NSKeyedArchiver.archivedData(withRootObject: NSArray(array: [NSString(string: "from"), NSString(string: "Core Data")]),
                                                        requiringSecureCoding: true)
@@ -62,11 +65,7 @@ import Testing
     @Test func bytesThatAreNoArchiveStayBytesAndUnarchivableValuesFailTheSave() throws {
         let folder = try TemporaryFolder()
         let url = folder.file("notes.sqlite")
-        do {
-            let context = try PhotoModel.stack(at: url, model: Self.model())
-            try context.insertNewObject(forEntityName: "Note").setValue("x", forKey: "title")
-            try context.save()
-        }
+        try Self.saveOneNote(at: url)
         try ExternalBinaryDataTests.sqliteWrite(url, "UPDATE ZNOTE SET ZTAGS = X'00010203'")
         let (context, note) = try Self.note(url)
         #expect(note.value(forKey: "tags") as? Data == Data([0, 1, 2, 3]))

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import CSQLite
 @testable import LimelightData
 
 /// The property-list reader, binary and XML: it reads what the project's writer and Foundation's
@@ -66,15 +65,7 @@ import CSQLite
 
     /// The metadata blob of a store Core Data wrote: what the stores and the migrator cast it to.
     @Test func readsTheMetadataOfAStoreCoreDataWrote() throws {
-        let store = CoreDataFixtureTests.fixtures.appendingPathComponent("SampleModel_V1.sqlite")
-        var db: OpaquePointer?
-        guard sqlite3_open_v2(store.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { throw PersistenceError.store(path: store.path, reason: "open") }
-        defer { sqlite3_close(db) }
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, "SELECT Z_PLIST FROM Z_METADATA", -1, &statement, nil) == SQLITE_OK, sqlite3_step(statement) == SQLITE_ROW,
-              let bytes = sqlite3_column_blob(statement, 0) else { throw PersistenceError.store(path: store.path, reason: "no metadata") }
-        let blob = Data(bytes: bytes, count: Int(sqlite3_column_bytes(statement, 0)))
-        sqlite3_finalize(statement)
+        let blob = try CoreDataFixtureTests.metadataBlob()
         #expect(blob.starts(with: Data("bplist00".utf8)))
 
         let metadata = try #require(try PropertyListReader.read(blob) as? [String: Any])
@@ -86,7 +77,7 @@ import CSQLite
         #expect(metadata["NSPersistenceFrameworkVersion"] as? Int == 1044)
         #expect(metadata["NSStoreModelVersionHashesVersion"] as? Int == 3)
 
-        let viaStore = try SQLiteStore.readMetadata(at: store)
+        let viaStore = try SQLiteStore.readMetadata(at: CoreDataFixtureTests.fixtures.appendingPathComponent("SampleModel_V1.sqlite"))
         #expect(viaStore["NSStoreModelVersionHashes"] as? [String: Data] == hashes)
     }
 

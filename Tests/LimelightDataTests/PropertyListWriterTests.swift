@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import CSQLite
 @testable import LimelightData
 
 /// The property-list writer, XML and binary: Foundation's reader must get back exactly what
@@ -48,15 +47,7 @@ import CSQLite
 
     /// The metadata of a store Core Data wrote goes through the writer unchanged.
     @Test func aCoreDataStoresMetadataRoundTrips() throws {
-        let store = CoreDataFixtureTests.fixtures.appendingPathComponent("SampleModel_V1.sqlite")
-        var db: OpaquePointer?
-        guard sqlite3_open_v2(store.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { throw PersistenceError.store(path: store.path, reason: "open") }
-        defer { sqlite3_close(db) }
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, "SELECT Z_PLIST FROM Z_METADATA", -1, &statement, nil) == SQLITE_OK, sqlite3_step(statement) == SQLITE_ROW,
-              let bytes = sqlite3_column_blob(statement, 0) else { throw PersistenceError.store(path: store.path, reason: "no metadata") }
-        let original = Data(bytes: bytes, count: Int(sqlite3_column_bytes(statement, 0)))
-        sqlite3_finalize(statement)
+        let original = try CoreDataFixtureTests.metadataBlob()
         let metadata = try #require(try PropertyListSerialization.propertyList(from: original, format: nil) as? [String: Any])
         #expect(metadata["NSStoreModelVersionHashes"] is [String: Any])
         for format in [PropertyListWriter.Format.binary, .xml] {
