@@ -97,9 +97,8 @@ public final class SearchService {
         contexts = [:]
         let results = try reader.search(try query(for: options))
         var outcome = Outcome(estimatedTotal: results.estimatedTotal, hits: [], dropped: [])
-        let decoder = JSONDecoder()
         let decoded = results.hits.compactMap { hit in
-            (try? decoder.decode(IndexLayout.DocumentData.self, from: hit.data)).map { (hit: hit, document: $0) }
+            (try? IndexLayout.DocumentData.read(hit.data)).map { (hit: hit, document: $0) }
         }
         let objects = FaultBatch.load(decoded.map { _, document in Result { try fault(for: document) } })
         for ((hit, document), object) in zip(decoded, objects) {
