@@ -1,18 +1,20 @@
 import Foundation
 
-/// Core Data's own transformers for Transformable attributes: a value kept as a keyed archive
-/// (`NSKeyedArchiver`'s format), which is what Core Data writes when an attribute names no
-/// transformer, or `NSSecureUnarchiveFromData` / `NSKeyedUnarchiveFromData`.
+/// Core Data's own transformer for Transformable attributes: a value kept as a keyed archive
+/// (`NSKeyedArchiver`'s format). Core Data uses it when an attribute names no transformer, or names
+/// `NSSecureUnarchiveFromData` / `NSKeyedUnarchiveFromData`; `ValueTransformerRegistry` holds it
+/// under those names.
 ///
-/// Without them, an array of strings or a dictionary a Core Data app kept in such an attribute
+/// Without it, an array of strings or a dictionary a Core Data app kept in such an attribute
 /// would read here as the archive's bytes. Reading is limited to the property-list classes that
-/// `NSSecureUnarchiveFromDataTransformer` allows (and URLs and UUIDs); an archive of anything
-/// else (an app's own class) comes back as its bytes, unchanged, so nothing is lost on a save.
+/// `NSSecureUnarchiveFromDataTransformer` allows (and URLs and UUIDs); bytes that are no such
+/// archive (an app's own class, or bytes stored as they are) come back unchanged, so nothing is
+/// lost on a save.
 enum KeyedArchiveTransformer {
-    /// The transformer names that mean a keyed archive; `nil` (no name) means one too.
-    static let names: Set<String> = [
-        "NSSecureUnarchiveFromData", "NSSecureUnarchiveFromDataTransformer", "NSKeyedUnarchiveFromData",
-    ]
+    /// The transformer names that mean a keyed archive; Core Data's default is the first.
+    static let names = ["NSKeyedUnarchiveFromData", "NSSecureUnarchiveFromData", "NSSecureUnarchiveFromDataTransformer"]
+
+    static let transformer = ValueTransformerRegistry.Transformer(encode: encode, decode: decode)
 
     /// The classes an archive may hold, as Core Data's secure transformer allows them.
     private static let allowedClasses: [AnyClass] = [
@@ -20,33 +22,25 @@ enum KeyedArchiveTransformer {
         NSData.self, NSURL.self, NSUUID.self, NSNull.self,
     ]
 
-    /// Whether values of an attribute with this transformer name are kept as keyed archives.
-    static func applies(to name: String?) -> Bool {
-        guard let name, !name.isEmpty else { return true }
-        return names.contains(name)
-    }
-
     /// The value an archive holds, in Swift's types where Foundation bridges them (`[Any]`,
-    /// `[AnyHashable: Any]`, `String`, numbers …); `nil` when `data` is not such an archive.
-    static func decode(_ data: Data) -> Any? {
+    /// `[String: Any]`, `String`, numbers …); `data` itself when it is no such archive.
+    private static func decode(_ data: Data) -> Any {
         // A keyed archive is a binary property list; anything else is not worth handing over.
-        guard data.starts(with: Array("bplist00".utf8)) else { return nil }
-        guard let object = try? NSKeyedUnarchiver.unarchivedObject(ofClasses: allowedClasses, from: data) else { return nil }
+        guard data.starts(with: Array("bplist00".utf8)),
+              let object = try? NSKeyedUnarchiver.unarchivedObject(ofClasses: allowedClasses, from: data) else { return data }
         return bridged(object)
     }
 
     /// An archive of `value`; throws when `value` (or something inside it) has no archivable form.
-    static func encode(_ value: Any, attribute: String) throws -> Data {
+    private static func encode(_ value: Any) throws -> Data {
         let object = value as AnyObject
         guard object is NSSecureCoding else {
-            throw ValueTransformerRegistry.TransformError(name: "NSSecureUnarchiveFromData",
-                reason: "\(attribute): \(type(of: value)) cannot be archived (register a transformer for it)")
+            throw ValueTransformerRegistry.TransformError(name: names[0], reason: "\(type(of: value)) cannot be archived (register a transformer for it)")
         }
         do {
             return try NSKeyedArchiver.archivedData(withRootObject: object, requiringSecureCoding: true)
         } catch {
-            throw ValueTransformerRegistry.TransformError(name: "NSSecureUnarchiveFromData",
-                reason: "\(attribute): cannot archive \(type(of: value)): \(error.localizedDescription)")
+            throw ValueTransformerRegistry.TransformError(name: names[0], reason: "cannot archive \(type(of: value)): \(error.localizedDescription)")
         }
     }
 

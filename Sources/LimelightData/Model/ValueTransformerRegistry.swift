@@ -3,8 +3,9 @@ import Synchronization
 
 /// Named transformers for Transformable attributes: how a value becomes bytes in the store and back.
 ///
-/// Register one under the `valueTransformerName` the model names. Without a name, `Data` values are
-/// stored as they are and other values must be registered.
+/// Register one under the `valueTransformerName` the model names. Core Data's keyed-archive
+/// transformer is there from the start, under its names and for attributes that name none, as
+/// in Core Data (registering one of its names replaces it).
 public final class ValueTransformerRegistry: Sendable {
     public struct Transformer: Sendable {
         public var encode: @Sendable (Any) throws -> Data
@@ -17,7 +18,8 @@ public final class ValueTransformerRegistry: Sendable {
     }
 
     public static let shared = ValueTransformerRegistry()
-    private let transformers = Mutex<[String: Transformer]>([:])
+    private let transformers = Mutex<[String: Transformer]>(
+        Dictionary(uniqueKeysWithValues: KeyedArchiveTransformer.names.map { ($0, KeyedArchiveTransformer.transformer) }))
 
     public func register(_ transformer: Transformer, forName name: String) {
         transformers.withLock { $0[name] = transformer }
@@ -34,6 +36,13 @@ public final class ValueTransformerRegistry: Sendable {
     }
 
     public func transformer(named name: String) -> Transformer? { transformers.withLock { $0[name] } }
+
+    /// The transformer for an attribute's `valueTransformerName`: Core Data's default (a keyed
+    /// archive) when it names none.
+    public func transformer(for name: String?) -> Transformer? {
+        guard let name, !name.isEmpty else { return transformer(named: KeyedArchiveTransformer.names[0]) }
+        return transformer(named: name)
+    }
 
     public struct TransformError: Error, CustomStringConvertible {
         public var name: String

@@ -37,10 +37,14 @@ enum SQLiteValueMapping {
             return .text(id.uriRepresentation().absoluteString)
         case .transformable, .undefined:
             let encoded: Data
-            if let name = attribute.valueTransformerName, let transformer = ValueTransformerRegistry.shared.transformer(named: name) {
-                encoded = try transformer.encode(value)
-            } else if KeyedArchiveTransformer.applies(to: attribute.valueTransformerName) {
-                encoded = try KeyedArchiveTransformer.encode(value, attribute: "\(attribute.entity?.name ?? "?").\(attribute.name)")
+            if let transformer = ValueTransformerRegistry.shared.transformer(for: attribute.valueTransformerName) {
+                do {
+                    encoded = try transformer.encode(value)
+                } catch var error as ValueTransformerRegistry.TransformError {
+                    // A transformer knows the value, not where it was going: the attribute is said here.
+                    error.reason = "\(attribute.entity?.name ?? "?").\(attribute.name): \(error.reason)"
+                    throw error
+                }
             } else if let data = value as? Data {
                 encoded = data
             } else {
@@ -132,12 +136,8 @@ enum SQLiteValueMapping {
             if case .text(let text) = value { return URL(string: text) }
         case .transformable, .undefined:
             guard case .blob(let data) = value else { return nil }
-            if let name = attribute.valueTransformerName, let transformer = ValueTransformerRegistry.shared.transformer(named: name) {
+            if let transformer = ValueTransformerRegistry.shared.transformer(for: attribute.valueTransformerName) {
                 return try? transformer.decode(data)
-            }
-            // Bytes that are no keyed archive (or one of a class only the app knows) stay bytes.
-            if KeyedArchiveTransformer.applies(to: attribute.valueTransformerName), let value = KeyedArchiveTransformer.decode(data) {
-                return value
             }
             return data
         }
