@@ -19,11 +19,7 @@ struct ExternalBinaryData: Sendable {
     /// next to the store (the name without its extension), and the same under the full file name.
     let folders: [URL]
 
-    init(storeURL: URL?) {
-        guard let storeURL else {
-            folders = []
-            return
-        }
+    init(storeURL: URL) {
         let directory = storeURL.deletingLastPathComponent()
         let names = [storeURL.deletingPathExtension().lastPathComponent, storeURL.lastPathComponent]
         var seen = Set<String>()

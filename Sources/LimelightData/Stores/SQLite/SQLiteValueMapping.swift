@@ -66,7 +66,7 @@ enum SQLiteValueMapping {
     /// are read straight from the statement; the rest go through `SQLiteValue`.
     /// `attribute` is asked only for the uncommon pairs; `external` finds the files that values
     /// stored outside the row name.
-    static func swiftValue(_ statement: OpaquePointer, column: Int32, type: AttributeType, external: ExternalBinaryData?,
+    static func swiftValue(_ statement: OpaquePointer, column: Int32, type: AttributeType, external: ExternalBinaryData,
                            attribute: () -> AttributeDescription?) -> Any? {
         let storage = sqlite3_column_type(statement, column)
         if storage == SQLITE_NULL { return nil }
@@ -88,11 +88,11 @@ enum SQLiteValueMapping {
         }
     }
 
-    static func swiftValue(_ value: SQLiteValue, for attribute: AttributeDescription, external: ExternalBinaryData?) -> Any? {
+    static func swiftValue(_ value: SQLiteValue, for attribute: AttributeDescription, external: ExternalBinaryData) -> Any? {
         if case .null = value { return nil }
         if attribute.allowsExternalBinaryDataStorage, attribute.attributeType == .binaryData || attribute.attributeType == .transformable,
            case .blob(let blob) = value {
-            guard let data = (external ?? ExternalBinaryData(storeURL: nil)).decode(blob) else { return nil }
+            guard let data = external.decode(blob) else { return nil }
             return swiftValue(.blob(data), forStored: attribute)
         }
         return swiftValue(value, forStored: attribute)
