@@ -47,21 +47,21 @@ enum PrintedValue: Equatable {
         }
     }
 
-    /// A value of no declared type (a dictionary row's, a transformable's): tried type by type.
+    /// The attribute types a value of no declared type is tried as, in turn.
+    private static let probedTypes: [AttributeType] = [
+        .string, .date, .binaryData, .uuid, .uri, .boolean, .integer64, .integer32, .integer16, .double, .float, .decimal,
+    ]
+
+    /// A value of no declared type (a dictionary row's, a transformable's): tried as each
+    /// attribute type, then as what only such values can be.
     private static func untyped(_ value: Any) -> PrintedValue {
+        for type in probedTypes {
+            if let typed = typed(value, type) { return typed }
+        }
         switch value {
-        case let string as String: return .text(string)
         case let id as ManagedObjectID: return .text(id.uriString)
         case let object as ManagedObject: return .text(object.objectID.uriString)
-        case let date as Date: return .text(ISO8601Timestamp.string(from: date))
-        case let data as Data: return .text("<\(data.count) bytes>")
-        case let uuid as UUID: return .text(uuid.uuidString)
-        case let url as URL: return .text(url.absoluteString)
-        case let bool as Bool: return .bool(bool)
         case let int as any BinaryInteger: return .integer(Int64(truncatingIfNeeded: int))
-        case let double as Double: return .real(double)
-        case let float as Float: return .real(Double(float))
-        case let decimal as Decimal: return .real(NSDecimalNumber(decimal: decimal).doubleValue)
         case is NSNull: return .null
         default: return .text("\(value)")
         }
