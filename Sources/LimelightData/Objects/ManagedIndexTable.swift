@@ -10,29 +10,30 @@ import Synchronization
 /// identity in it is never reused by another key path.
 final class ManagedIndexTable: @unchecked Sendable {
     /// An immutable table: `identities[bucket]` is a key path's address (0 for an empty bucket),
-    /// `indices[bucket]` its property index.
+    /// `indices[bucket]` its property index; `entries` keeps the key paths alive.
     private final class Snapshot: @unchecked Sendable {
+        /// What was learned, in order: what the next snapshot starts from.
+        let entries: [(keyPath: AnyKeyPath, index: Int)]
         let identities: [UInt]
         let indices: [Int]
-        let keyPaths: [AnyKeyPath]
         let mask: Int
 
-        init(keyPaths: [AnyKeyPath], indices entries: [Int]) {
+        init(entries: [(keyPath: AnyKeyPath, index: Int)]) {
             var capacity = 8
-            while capacity < keyPaths.count * 2 { capacity *= 2 }
+            while capacity < entries.count * 2 { capacity *= 2 }
             mask = capacity - 1
             var identities = Array(repeating: UInt(0), count: capacity)
             var indices = Array(repeating: 0, count: capacity)
-            for (keyPath, index) in zip(keyPaths, entries) {
+            for (keyPath, index) in entries {
                 let identity = UInt(bitPattern: ObjectIdentifier(keyPath))
                 var bucket = Snapshot.bucket(identity, mask: mask)
                 while identities[bucket] != 0 { bucket = (bucket + 1) & mask }
                 identities[bucket] = identity
                 indices[bucket] = index
             }
+            self.entries = entries
             self.identities = identities
             self.indices = indices
-            self.keyPaths = keyPaths
         }
 
         static func bucket(_ identity: UInt, mask: Int) -> Int {
@@ -47,10 +48,6 @@ final class ManagedIndexTable: @unchecked Sendable {
                 if candidate == 0 { return nil }
                 bucket = (bucket + 1) & mask
             }
-        }
-
-        func entries() -> (keyPaths: [AnyKeyPath], indices: [Int]) {
-            (keyPaths, keyPaths.map { index(of: UInt(bitPattern: ObjectIdentifier($0))) ?? 0 })
         }
     }
 
@@ -74,11 +71,10 @@ final class ManagedIndexTable: @unchecked Sendable {
     /// Remembers that `keyPath` reads the property at `index`.
     func learn(_ keyPath: AnyKeyPath, index: Int) {
         published.withLock { snapshots in
-            var (keyPaths, indices) = snapshots.last?.entries() ?? ([], [])
-            guard keyPaths.count < Self.capacity, !keyPaths.contains(where: { $0 === keyPath }) else { return }
-            keyPaths.append(keyPath)
-            indices.append(index)
-            let snapshot = Snapshot(keyPaths: keyPaths, indices: indices)
+            var entries = snapshots.last?.entries ?? []
+            guard entries.count < Self.capacity, !entries.contains(where: { $0.keyPath === keyPath }) else { return }
+            entries.append((keyPath, index))
+            let snapshot = Snapshot(entries: entries)
             snapshots.append(snapshot)
             current.store(UInt(bitPattern: Unmanaged.passUnretained(snapshot).toOpaque()), ordering: .releasing)
         }
