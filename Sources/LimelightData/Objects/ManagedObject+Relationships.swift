@@ -13,15 +13,18 @@ extension ManagedObject {
     public func objectIDs(forRelationshipNamed name: String) -> [ManagedObjectID] {
         guard let index = entityLayout.keys.index(of: name),
               let relationship = entity.properties[index] as? RelationshipDescription else { return [] }
-        if relationship.isToMany { return relatedIDsLoaded(relationship, at: index) }
-        if faultFlag { managedObjectContext?.fireFault(self) }
-        return (values[index] as? ManagedObjectID).map { [$0] } ?? []
+        return relatedIDsLoaded(relationship, at: index)
     }
 
+    /// The IDs a relationship's slot holds, a to-many's loaded from the store first if need be.
     func relatedIDsLoaded(_ relationship: RelationshipDescription, at index: Int) -> [ManagedObjectID] {
         if faultFlag { managedObjectContext?.fireFault(self) }
         guard let context = managedObjectContext else {
-            if case .loaded(let ids)? = values[index] as? ToManySlot { return ids }
+            switch values[index] {
+            case let id as ManagedObjectID: return [id]
+            case let slot as ToManySlot: if case .loaded(let ids) = slot { return ids }
+            default: break
+            }
             return []
         }
         return context.relatedIDs(of: self, relationship: relationship, slot: values[index])
