@@ -49,6 +49,16 @@ import Testing
         #expect((values["many"] as? [String])?.count == 400 && (values["many"] as? [String])?.last == "item 399")
     }
 
+    /// Line ends in strings read back as written, in both formats, as Foundation reads them: a
+    /// property list is not XML text whose line ends the specification normalises.
+    @Test(arguments: [PropertyListWriter.Format.xml, .binary])
+    func keepsCarriageReturnsInStrings(format: PropertyListWriter.Format) throws {
+        let text = "l1\r\nl2\rl3\n"
+        let data = try PropertyListWriter.data(["text": text], format: format)
+        #expect((try PropertyListReader.read(data) as? [String: Any])?["text"] as? String == text)
+        #expect((try Self.foundation(data) as? [String: Any])?["text"] as? String == text)
+    }
+
     /// Foundation's writer shares equal objects and sizes integers its own way: read the same.
     @Test(arguments: [PropertyListSerialization.PropertyListFormat.xml, .binary])
     func readsWhatFoundationWrites(format: PropertyListSerialization.PropertyListFormat) throws {

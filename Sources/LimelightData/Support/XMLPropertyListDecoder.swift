@@ -7,7 +7,7 @@ enum XMLPropertyListDecoder {
     static func decode(_ data: Data) throws(PropertyListReadError) -> Any {
         let root: XMLTreeElement
         do {
-            root = try XMLReader.parse(data)
+            root = try XMLReader.parse(data, keepsCarriageReturns: true)
         } catch {
             throw PropertyListReadError("malformed XML at line \(error.line), column \(error.column): \(error.reason)")
         }

@@ -11,18 +11,21 @@ import Foundation
 /// Read: the XML declaration, processing instructions and comments (skipped), a `<!DOCTYPE>`
 /// with or without an internal subset (skipped: entities it declares are not expanded, and
 /// referring to one is an error), elements, attributes in either quote, CDATA sections, the five
-/// predefined entities and character references. Line ends become line feeds, and tab, line feed
-/// and carriage return in attribute values become spaces, as the specification says. Anything
+/// predefined entities and character references. Line ends become line feeds (unless a property
+/// list's reader asks to keep them), and tab, line feed and carriage return in attribute values
+/// become spaces, as the specification says. Anything
 /// not well-formed is refused with the line and column where it was found.
 package enum XMLReader {
     /// Deeper nesting is refused: no file read here comes near it, and a hostile one must not
     /// exhaust the stack when the tree is walked or freed.
     package static let maximumDepth = 1000
 
-    /// The root element of `data`.
-    package static func parse(_ data: Data) throws(XMLReaderError) -> XMLTreeElement {
+    /// The root element of `data`. `keepsCarriageReturns` keeps carriage returns in text as
+    /// written, as property-list readers do (Foundation's too), where the specification makes
+    /// every line end a line feed: a property list's strings must read back as they were written.
+    package static func parse(_ data: Data, keepsCarriageReturns: Bool = false) throws(XMLReaderError) -> XMLTreeElement {
         let outcome = data.withUnsafeBytes { raw -> Outcome in
-            var scanner = XMLScanner(bytes: raw.bindMemory(to: UInt8.self))
+            var scanner = XMLScanner(bytes: raw.bindMemory(to: UInt8.self), keepsCarriageReturns: keepsCarriageReturns)
             do throws(XMLReaderError) {
                 return .parsed(try scanner.document())
             } catch {
@@ -69,6 +72,8 @@ struct XMLScanner {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
     var lines = LineCursor()
+    /// Whether text keeps its carriage returns (see `XMLReader.parse`).
+    let keepsCarriageReturns: Bool
 
     /// An element being read: its tree node, where its name is (to match the end tag), and its
     /// character data so far.
@@ -78,8 +83,9 @@ struct XMLScanner {
         var text: [UInt8] = []
     }
 
-    init(bytes: UnsafeBufferPointer<UInt8>) {
+    init(bytes: UnsafeBufferPointer<UInt8>, keepsCarriageReturns: Bool) {
         self.bytes = bytes
+        self.keepsCarriageReturns = keepsCarriageReturns
     }
 
     mutating func document() throws(XMLReaderError) -> XMLTreeElement {
@@ -266,7 +272,7 @@ struct XMLScanner {
         let start = index
         while index < bytes.count {
             let byte = bytes[index]
-            if byte == UInt8(ascii: "<") || byte == UInt8(ascii: "&") || byte == 0x0D { break }
+            if byte == UInt8(ascii: "<") || byte == UInt8(ascii: "&") || (byte == 0x0D && !keepsCarriageReturns) { break }
             if byte == UInt8(ascii: ">"), index - start >= 2, bytes[index - 1] == UInt8(ascii: "]"), bytes[index - 2] == UInt8(ascii: "]") {
                 throw failure("']]>' is not allowed in text", at: index - 2)
             }
@@ -286,7 +292,7 @@ struct XMLScanner {
         guard let end = find("]]>") else { throw failure("the file ends inside a CDATA section (truncated?)", at: opening) }
         var position = index
         while position < end {
-            if bytes[position] == 0x0D {
+            if bytes[position] == 0x0D, !keepsCarriageReturns {
                 text.append(0x0A)
                 position += position + 1 < end && bytes[position + 1] == 0x0A ? 2 : 1
             } else {
