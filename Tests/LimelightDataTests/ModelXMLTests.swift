@@ -77,4 +77,14 @@ import Testing
         }
         #expect(throws: ModelError.self) { try ManagedObjectModel(contentsOf: URL(fileURLWithPath: "/nonexistent/x.xcdatamodeld")) }
     }
+
+    /// Attribute values with tabs and line ends (a userInfo note, a predicate written over lines)
+    /// come back as they were: the writer escapes what a reader would turn into spaces.
+    @Test func lineEndsInAttributeValuesSurviveAWriteAndRead() throws {
+        let attribute = AttributeDescription(name: "note", type: .string)
+        attribute.userInfo = ["help": "first line\n\tsecond line\r\nthird"]
+        let model = ManagedObjectModel(entities: [EntityDescription(name: "Memo", properties: [attribute])])
+        let read = try ManagedObjectModel(xmlData: try model.xmlData(), source: "memo")
+        #expect(read.entitiesByName["Memo"]?.propertiesByName["note"]?.userInfo["help"] == "first line\n\tsecond line\r\nthird")
+    }
 }

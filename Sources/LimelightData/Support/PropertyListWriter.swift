@@ -147,11 +147,7 @@ enum PropertyListWriter {
         }
     }
 
-    private static func escaped(_ text: String) -> String {
-        guard text.contains(where: { $0 == "&" || $0 == "<" || $0 == ">" }) else { return text }
-        return text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
-    }
+    private static func escaped(_ text: String) -> String { XMLEscaping.escaped(text, inAttribute: false) }
 
     private static func real(_ value: Double) -> String {
         if value.isNaN { return "nan" }

@@ -62,7 +62,7 @@ package struct XMLTreeElement: Sendable {
             out += " "
             out += attribute.name
             out += "=\""
-            out += Self.escaped(attribute.value, inAttribute: true)
+            out += XMLEscaping.escaped(attribute.value, inAttribute: true)
             out += "\""
         }
         let keepsText = !text.isEmpty && (children.isEmpty || !hasOnlyWhitespaceText)
@@ -71,40 +71,11 @@ package struct XMLTreeElement: Sendable {
             return
         }
         out += ">"
-        if keepsText { out += Self.escaped(text, inAttribute: false) }
+        if keepsText { out += XMLEscaping.escaped(text, inAttribute: false) }
         for child in children { child.write(into: &out) }
         out += "</"
         out += name
         out += ">"
-    }
-
-    /// `&`, `<` and `>` as entities; a carriage return as a character reference, since a reader
-    /// turns one written as it is into a line feed; in an attribute also `"`, and tab and line
-    /// feed as references, since a reader turns those, written as they are, into spaces.
-    static func escaped(_ text: String, inAttribute: Bool) -> String {
-        let needsWork = text.utf8.contains { byte in
-            switch byte {
-            case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), 0x0D: return true
-            case UInt8(ascii: "\""), 0x09, 0x0A: return inAttribute
-            default: return false
-            }
-        }
-        guard needsWork else { return text }
-        var out = ""
-        out.reserveCapacity(text.utf8.count + 16)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"" where inAttribute: out += "&quot;"
-            case "\t" where inAttribute: out += "&#9;"
-            case "\n" where inAttribute: out += "&#10;"
-            case "\r": out += "&#13;"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
     }
 }
 

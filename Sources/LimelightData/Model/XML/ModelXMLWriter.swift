@@ -163,8 +163,5 @@ enum ModelXMLWriter {
         return keys.map { " \($0)=\"\(escape(attrs[$0] ?? ""))\"" }.joined()
     }
 
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
-    }
+    static func escape(_ text: String) -> String { XMLEscaping.escaped(text, inAttribute: true) }
 }
