@@ -76,8 +76,13 @@ public struct MarkerContent: Equatable, @unchecked Sendable {
 
     /// Reads a marker file's content; `path` names it in errors.
     public static func decode(_ data: Data, path: String) throws -> MarkerContent {
-        guard let plist = try? PropertyListReader.read(data) as? [String: Any],
-              let uri = plist[uriKey] as? String, let entity = plist[entityKey] as? String else {
+        let top: Any
+        do {
+            top = try PropertyListReader.read(data)
+        } catch {
+            throw ExternalRecordError(path: path, reason: "not a marker file (\(error))")
+        }
+        guard let plist = top as? [String: Any], let uri = plist[uriKey] as? String, let entity = plist[entityKey] as? String else {
             throw ExternalRecordError(path: path, reason: "not a marker file (no object URI in its property list)")
         }
         return MarkerContent(objectURI: uri, entityName: entity, storeIdentifier: plist[storeKey] as? String ?? "",

@@ -269,7 +269,7 @@ enum AttributeDefaultValue {
 
     /// Date bounds in models written by some Xcode versions are ISO 8601 text.
     static func isoDate(_ text: String) -> Double? {
-        ISO8601DateFormatter().date(from: text)?.timeIntervalSinceReferenceDate
+        ISO8601Timestamp.date(from: text)?.timeIntervalSinceReferenceDate
     }
 
     static func format(_ value: Any, type: AttributeType) -> String? {
