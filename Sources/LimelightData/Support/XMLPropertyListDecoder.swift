@@ -9,7 +9,7 @@ enum XMLPropertyListDecoder {
         do {
             root = try XMLReader.parse(data, keepsCarriageReturns: true)
         } catch {
-            throw PropertyListReadError("malformed XML at line \(error.line), column \(error.column): \(error.reason)")
+            throw PropertyListReadError("malformed XML at \(error)")
         }
         guard root.name == "plist" else { return try value(root, depth: 0) }
         guard root.children.count == 1, root.hasOnlyWhitespaceText else {

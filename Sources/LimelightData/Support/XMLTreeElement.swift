@@ -43,7 +43,7 @@ package struct XMLTreeElement: Sendable {
 
     /// Whether the character data inside is only white space (the indentation between children).
     package var hasOnlyWhitespaceText: Bool {
-        text.utf8.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }
+        text.utf8.allSatisfy(XMLScanner.isWhitespace)
     }
 
     /// The element as XML text on one line, the way model files keep elements they do not

@@ -21,7 +21,7 @@ extension ManagedObjectModel {
         do {
             root = try XMLReader.parse(data)
         } catch {
-            throw ModelError("malformed model XML at line \(error.line), column \(error.column): \(error.reason)", at: source)
+            throw ModelError("malformed model XML at \(error)", at: source)
         }
         guard root.name == "model" else {
             throw ModelError("the root element is not <model>", at: source)
@@ -67,26 +67,26 @@ struct ModelXMLReader {
     let source: String
 
     func read(_ root: XMLTreeElement, into model: ManagedObjectModel) throws {
-        model.extraXMLAttributes = attributes(of: root)
+        model.extraXMLAttributes = root.attributeDictionary
         if let identifier = model.extraXMLAttributes["userDefinedModelVersionIdentifier"], !identifier.isEmpty {
             model.versionIdentifiers = [identifier]
         }
-        for element in children(root) {
+        for element in root.children {
             switch element.name {
             case "entity": model.addEntity(try entity(element))
             case "fetchRequest":
-                let template = try FetchRequestTemplate(xmlAttributes: attributes(of: element), source: source)
+                let template = try FetchRequestTemplate(xmlAttributes: element.attributeDictionary, source: source)
                 model.fetchRequestTemplates[template.name] = template
             case "configuration":
-                guard let name = attributes(of: element)["name"] else { throw ModelError("<configuration> needs a name", at: source) }
-                model.configurations[name] = children(element).compactMap { attributes(of: $0)["name"] }
+                guard let name = element.attributeDictionary["name"] else { throw ModelError("<configuration> needs a name", at: source) }
+                model.configurations[name] = element.children.compactMap { $0.attributeDictionary["name"] }
             default: model.extraXMLElements.append(element.xmlString)
             }
         }
     }
 
     private func entity(_ element: XMLTreeElement) throws -> EntityDescription {
-        var attrs = attributes(of: element)
+        var attrs = element.attributeDictionary
         guard let name = attrs.removeValue(forKey: "name"), !name.isEmpty else {
             throw ModelError("an <entity> has no name", at: source)
         }
@@ -96,7 +96,7 @@ struct ModelXMLReader {
         entity.renamingIdentifier = attrs.removeValue(forKey: "elementID")
         entity.versionHashModifier = attrs.removeValue(forKey: "versionHashModifier")
         entity.extraXMLAttributes = attrs
-        for (position, child) in children(element).enumerated() {
+        for (position, child) in element.children.enumerated() {
             let location = "\(source): entity '\(name)' \(child.name) #\(position + 1)"
             switch child.name {
             case "attribute": entity.addProperty(try attribute(child, location: location))
@@ -104,13 +104,13 @@ struct ModelXMLReader {
             case "fetchedProperty": entity.addProperty(try fetchedProperty(child, location: location))
             case "userInfo": entity.userInfo = userInfo(child)
             case "uniquenessConstraints":
-                entity.uniquenessConstraints = children(child).map { constraint in
-                    children(constraint).compactMap { attributes(of: $0)["value"] }
+                entity.uniquenessConstraints = child.children.map { constraint in
+                    constraint.children.compactMap { $0.attributeDictionary["value"] }
                 }
             case "fetchIndex":
-                let indexName = attributes(of: child)["name"] ?? "index"
-                entity.fetchIndexes.append(FetchIndexDescription(name: indexName, elements: children(child).compactMap { item in
-                    let a = attributes(of: item)
+                let indexName = child.attributeDictionary["name"] ?? "index"
+                entity.fetchIndexes.append(FetchIndexDescription(name: indexName, elements: child.children.compactMap { item in
+                    let a = item.attributeDictionary
                     return a["property"].map { ($0, a["order"] != "descending") }
                 }))
             default: entity.extraXMLElements.append(child.xmlString)
@@ -138,14 +138,14 @@ struct ModelXMLReader {
 
     /// Keeps a property's children other than `<userInfo>` as XML text.
     private func keepChildren(of element: XMLTreeElement, in property: PropertyDescription, except known: Set<String> = ["userInfo"]) {
-        for child in children(element) {
+        for child in element.children {
             if child.name == "userInfo" { property.userInfo = userInfo(child) }
             if !known.contains(child.name) { property.extraXMLElements.append(child.xmlString) }
         }
     }
 
     private func attribute(_ element: XMLTreeElement, location: String) throws -> AttributeDescription {
-        var attrs = attributes(of: element)
+        var attrs = element.attributeDictionary
         guard let name = attrs.removeValue(forKey: "name"), !name.isEmpty else { throw ModelError("missing name", at: location) }
         guard let typeName = attrs.removeValue(forKey: "attributeType") else { throw ModelError("attribute '\(name)': missing attributeType", at: location) }
         guard let type = AttributeType(rawValue: typeName) else {
@@ -180,7 +180,7 @@ struct ModelXMLReader {
     }
 
     private func relationship(_ element: XMLTreeElement, location: String) throws -> RelationshipDescription {
-        var attrs = attributes(of: element)
+        var attrs = element.attributeDictionary
         guard let name = attrs.removeValue(forKey: "name"), !name.isEmpty else { throw ModelError("missing name", at: location) }
         guard let destination = attrs.removeValue(forKey: "destinationEntity") else {
             throw ModelError("relationship '\(name)': missing destinationEntity", at: location)
@@ -210,14 +210,15 @@ struct ModelXMLReader {
     }
 
     private func fetchedProperty(_ element: XMLTreeElement, location: String) throws -> FetchedPropertyDescription {
-        var attrs = attributes(of: element)
+        var attrs = element.attributeDictionary
         guard let name = attrs.removeValue(forKey: "name") else { throw ModelError("missing name", at: location) }
-        guard let request = children(element).first(where: { $0.name == "fetchRequest" }),
-              let entity = attributes(of: request)["entity"] else {
+        guard let request = element.children.first(where: { $0.name == "fetchRequest" }) else {
             throw ModelError("fetched property '\(name)': missing <fetchRequest entity=…>", at: location)
         }
-        var requestAttrs = attributes(of: request)
-        requestAttrs["entity"] = nil
+        var requestAttrs = request.attributeDictionary
+        guard let entity = requestAttrs.removeValue(forKey: "entity") else {
+            throw ModelError("fetched property '\(name)': missing <fetchRequest entity=…>", at: location)
+        }
         let property = FetchedPropertyDescription(name: name, destinationEntityName: entity,
                                                   predicateFormat: requestAttrs.removeValue(forKey: "predicateString"))
         property.fetchRequestName = requestAttrs.removeValue(forKey: "name") ?? property.fetchRequestName
@@ -232,19 +233,11 @@ struct ModelXMLReader {
 
     private func userInfo(_ element: XMLTreeElement) -> [String: String] {
         var result: [String: String] = [:]
-        for entry in children(element) {
-            let a = attributes(of: entry)
+        for entry in element.children {
+            let a = entry.attributeDictionary
             if let key = a["key"] { result[key] = a["value"] ?? "" }
         }
         return result
-    }
-
-    func children(_ element: XMLTreeElement) -> [XMLTreeElement] {
-        element.children
-    }
-
-    func attributes(of element: XMLTreeElement) -> [String: String] {
-        element.attributeDictionary
     }
 }
 
