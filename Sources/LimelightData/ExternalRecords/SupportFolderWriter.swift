@@ -34,11 +34,16 @@ enum SupportFolderWriter {
         try ExternalRecordsRegistry.register(root: root, storeIdentifier: store.identifier, in: registry)
     }
 
-    /// The model's XML: the file the application loaded it from when known, else written anew.
+    /// The model's XML: the file the application loaded it from when known, copied as it is (the
+    /// store's model was read from it already), else written anew.
     private static func modelContents(store: SQLiteStore, source: URL?) throws -> Data {
         if let source {
-            let loaded = try ManagedObjectModel(contentsOf: source)
-            return try loaded.xmlData()
+            let file = try ManagedObjectModel.contentsFile(for: source)
+            do {
+                return try Data(contentsOf: file)
+            } catch {
+                throw ModelError("cannot read the model file", at: file.path)
+            }
         }
         return try store.model.xmlData()
     }
