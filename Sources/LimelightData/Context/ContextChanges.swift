@@ -81,7 +81,7 @@ extension ManagedObjectContext {
         if isFirstInsert {
             for (index, value) in object.entityLayout.initialValues {
                 // Defaults fill attributes not set yet; to-manys always start empty.
-                if object.entityLayout.kinds[index] == .toMany || object.values[index] == nil { object.values[index] = value }
+                if object.entityLayout.kinds[index] == .toMany || object.values[index].isNull { object.values[index] = value }
             }
             object.awakeFromInsert()
         }
@@ -144,7 +144,7 @@ extension ManagedObjectContext {
     }
 
     /// Called by objects when a value changed through change tracking.
-    func objectDidChange(_ object: ManagedObject, index: Int, oldValue: Any?, registerUndo: Bool) {
+    func objectDidChange(_ object: ManagedObject, index: Int, oldValue: StoredValue, registerUndo: Bool) {
         if !object.insertedFlag && !object.deletedFlag {
             object.updatedFlag = true
             updatedSet.insert(object)

@@ -15,7 +15,7 @@ extension ManagedObjectContext {
             if !object.faultFlag { return }
         }
         object.faultFlag = false
-        object.values = Array(repeating: nil, count: object.entity.properties.count)
+        object.values = object.entityLayout.emptyValues
         guard let coordinator = persistentStoreCoordinator else { return }
         do {
             let rows = try coordinator.withStores { try coordinator.store(for: object.objectID).rows(for: [object.objectID]) }
@@ -92,17 +92,17 @@ extension ManagedObjectContext {
     }
 
     /// The IDs on the other end of a relationship, loading a to-many with one query on first use.
-    func relatedIDs(of object: ManagedObject, relationship: RelationshipDescription, slot: Any?) -> [ManagedObjectID] {
-        if !relationship.isToMany { return (slot as? ManagedObjectID).map { [$0] } ?? [] }
-        if case .loaded(let ids)? = slot as? ToManySlot { return ids }
+    func relatedIDs(of object: ManagedObject, relationship: RelationshipDescription, slot: StoredValue) -> [ManagedObjectID] {
+        if !relationship.isToMany { return slot.objectID.map { [$0] } ?? [] }
+        if case .toMany(.loaded(let ids)) = slot { return ids }
         guard !object.objectID.isTemporaryID, let coordinator = persistentStoreCoordinator,
               let index = object.entity.index(of: relationship.name) else { return [] }
         do {
             let ids = try coordinator.withStores {
                 try coordinator.store(for: object.objectID).relatedIDs(of: object.objectID, relationship: relationship)
             }
-            object.values[index] = ToManySlot.loaded(ids)
-            if object.committedValues != nil { object.committedValues?[index] = ToManySlot.loaded(ids) }
+            object.values[index] = .toMany(.loaded(ids))
+            if object.committedValues != nil { object.committedValues?[index] = .toMany(.loaded(ids)) }
             return ids
         } catch {
             recordProblem(ValidationFailure(object: object, key: relationship.name, reason: "could not load: \(error)"))
@@ -120,7 +120,7 @@ extension ManagedObjectContext {
             object.faultFlag = true
             fireFault(object)
             for (key, value) in local {
-                if let index = object.entity.index(of: key) { object.values[index] = value }
+                if let index = object.entity.index(of: key) { object.values[index] = StoredValue(value) }
             }
             return
         }
@@ -130,7 +130,7 @@ extension ManagedObjectContext {
         object.cachedRow = nil
         object.faultSiblings = nil
         object.prefetchedObjects = [:]
-        object.values = Array(repeating: nil, count: object.entity.properties.count)
+        object.values = object.entityLayout.emptyValues
         object.committedValues = nil
         object.didTurnIntoFault()
     }

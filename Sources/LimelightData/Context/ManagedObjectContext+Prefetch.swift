@@ -30,7 +30,7 @@ extension ManagedObjectContext {
     }
 
     /// The slot of `index` as the store gave it: from the values, or from the cached row of a fault.
-    private func storedSlot(_ object: ManagedObject, _ index: Int) -> Any?? {
+    private func storedSlot(_ object: ManagedObject, _ index: Int) -> StoredValue? {
         if !object.faultFlag { return object.values[index] }
         if let row = object.cachedRow { return row.values[index] }
         return nil
@@ -40,7 +40,7 @@ extension ManagedObjectContext {
         var targets: [ManagedObject: ManagedObjectID] = [:]
         for owner in owners {
             guard let index = owner.entity.index(of: relationship.name),
-                  case .some(let slot) = storedSlot(owner, index), let id = slot as? ManagedObjectID else { continue }
+                  let id = storedSlot(owner, index)?.objectID else { continue }
             targets[owner] = id
         }
         let missing = Set(targets.values).filter { id in
@@ -73,10 +73,10 @@ extension ManagedObjectContext {
                 owner.prefetchedObjects[relationship.name] = related
                 reached += related
                 if owner.faultFlag, owner.cachedRow != nil {
-                    owner.cachedRow?.values[index] = ToManySlot.loaded(ids)
-                } else if !owner.faultFlag, owner.values[index] is ToManySlot, case .fault? = owner.values[index] as? ToManySlot {
-                    owner.values[index] = ToManySlot.loaded(ids)
-                    if owner.committedValues != nil { owner.committedValues?[index] = ToManySlot.loaded(ids) }
+                    owner.cachedRow?.values[index] = .toMany(.loaded(ids))
+                } else if !owner.faultFlag, case .toMany(.fault) = owner.values[index] {
+                    owner.values[index] = .toMany(.loaded(ids))
+                    if owner.committedValues != nil { owner.committedValues?[index] = .toMany(.loaded(ids)) }
                 }
             }
         }

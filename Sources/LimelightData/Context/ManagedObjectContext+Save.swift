@@ -72,7 +72,7 @@ extension ManagedObjectContext {
     /// saved yet. (An insert writes every slot and needs none.)
     private static func changedSlots(of object: ManagedObject) -> [Int] {
         guard let committed = object.committedValues else { return Array(object.values.indices) }
-        return object.values.indices.filter { !ValueEquality.same(committed[$0], object.values[$0]) }
+        return object.values.indices.filter { !StoredValue.same(committed[$0], object.values[$0]) }
     }
 
     private func hookFailures(_ object: ManagedObject, _ hook: (ManagedObject) throws -> Void) -> [ValidationFailure] {

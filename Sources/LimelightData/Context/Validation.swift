@@ -21,7 +21,7 @@ enum Validation {
                Self.passesType(raw, type) {
                 // Nothing but the type to check, and the type is right.
             } else if kind == .attribute, let attribute = property as? AttributeDescription {
-                if let failure = check(attribute, value: raw, object: object).first { failures.append(failure) }
+                if let failure = check(attribute, value: raw.value, object: object).first { failures.append(failure) }
             } else if let relationship = property as? RelationshipDescription, let context = object.managedObjectContext {
                 let count = context.relatedIDs(of: object, relationship: relationship, slot: raw).count
                 if !relationship.isOptional && count == 0 {
@@ -40,7 +40,7 @@ enum Validation {
             guard hasHook else { continue }
             do {
                 // Attributes hand over their stored value directly; relationships their objects.
-                let value = kind == .attribute ? raw : object.relationshipPublicValue(raw, property: property)
+                let value = kind == .attribute ? raw.value : object.relationshipPublicValue(raw, property: property)
                 try object.validateValue(value, forKey: property.name)
             } catch let failure as ValidationFailure {
                 failures.append(failure)
@@ -52,20 +52,18 @@ enum Validation {
     }
 
     /// Whether every value passes `passesType` for its attribute's type (`nil`: not an attribute).
-    private static func passTypes(_ values: [Any?], _ types: [AttributeType?]) -> Bool {
+    private static func passTypes(_ values: [StoredValue], _ types: [AttributeType?]) -> Bool {
         for index in values.indices {
-            guard let value = values[index] else { continue }
-            guard let type = types[index] else { return false }
-            if type != .transformable, type != .undefined, !AttributeValueCoercion.isCanonical(value, for: type) { return false }
+            if values[index].isNull { continue }
+            guard let type = types[index], AttributeValueCoercion.isCanonical(values[index], for: type) else { return false }
         }
         return true
     }
 
     /// Whether a value of an attribute with no rule but its type passes: absent (the attribute
     /// is optional), already of the type, or of a type that takes anything.
-    private static func passesType(_ value: Any?, _ type: AttributeType) -> Bool {
-        guard let value else { return true }
-        return type == .transformable || type == .undefined || AttributeValueCoercion.isCanonical(value, for: type)
+    private static func passesType(_ value: StoredValue, _ type: AttributeType) -> Bool {
+        AttributeValueCoercion.isCanonical(value, for: type)
     }
 
     static func check(_ attribute: AttributeDescription, value: Any?, object: ManagedObject) -> [ValidationFailure] {

@@ -51,13 +51,13 @@ struct StoreRow {
     let id: ManagedObjectID
     let version: Int64
     /// One slot per property of the row's entity: attribute values, to-one IDs, to-many `.fault`.
-    var values: [Any?]
+    var values: [StoredValue]
 }
 
 /// One object as a save hands it to the store.
 struct ObjectSnapshot {
     let id: ManagedObjectID
-    let values: [Any?]
+    let values: [StoredValue]
     /// The version the object was read at (`Z_OPT`), checked for optimistic locking.
     let version: Int64
     /// For updates: slots whose value changed since the last save.

@@ -29,13 +29,13 @@ public struct MarkerContent: Equatable, @unchecked Sendable {
         return left == right
     }
 
-    init(id: ManagedObjectID, values rawValues: [Any?]) {
+    init(id: ManagedObjectID, values rawValues: [StoredValue]) {
         objectURI = id.uriString
         entityName = id.entity.name
         storeIdentifier = id.storeIdentifier ?? ""
         var values: [String: Any] = [:]
         for (index, property) in id.entity.properties.enumerated() where property.isStoredInExternalRecord && index < rawValues.count {
-            if let value = Self.plistValue(rawValues[index]) { values[property.name] = value }
+            if let value = Self.plistValue(rawValues[index].value) { values[property.name] = value }
         }
         self.values = values
     }

@@ -42,7 +42,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     var propertyKeys: PropertyKeyTable { layout.keys }
     var propertyKinds: [PropertyKind] { layout.kinds }
     var relationshipIndices: [Int] { layout.relationshipIndices }
-    var emptyValues: [Any?] { layout.emptyValues }
+    var emptyValues: [StoredValue] { layout.emptyValues }
     /// The root entity's identity, so ID equality needs no walk up weak parent links.
     private var resolvedRootIdentity: ObjectIdentifier?
     /// Entity number in the store (`Z_ENT`), assigned when the model is frozen.
@@ -135,11 +135,11 @@ final class EntityLayout: @unchecked Sendable {
     let relationshipIndices: [Int]
     /// One empty slot per property: new objects share it until they write a value (copy on write),
     /// and fetched ones replace it without having allocated their own.
-    let emptyValues: [Any?]
+    let emptyValues: [StoredValue]
     /// Each attribute's type (`nil` for other properties), read without touching the attribute.
     let attributeTypes: [AttributeType?]
     /// The slots a new object starts with a value in: defaults and empty to-manys.
-    let initialValues: [(index: Int, value: Any)]
+    let initialValues: [(index: Int, value: StoredValue)]
     /// Attributes whose only rule is their type (optional, no bounds, no pattern): a save checks
     /// their values by type alone.
     let typeOnlyRules: [Bool]
@@ -153,11 +153,14 @@ final class EntityLayout: @unchecked Sendable {
         let kinds = properties.map(PropertyKind.init)
         self.kinds = kinds
         relationshipIndices = kinds.indices.filter { kinds[$0] == .toOne || kinds[$0] == .toMany }
-        emptyValues = Array(repeating: nil, count: properties.count)
+        emptyValues = Array(repeating: .null, count: properties.count)
         attributeTypes = properties.map { ($0 as? AttributeDescription)?.attributeType }
         initialValues = properties.enumerated().compactMap { index, property in
-            if let attribute = property as? AttributeDescription { return attribute.defaultValue.map { (index, $0) } }
-            if let relationship = property as? RelationshipDescription, relationship.isToMany { return (index, ToManySlot.loaded([])) }
+            if let attribute = property as? AttributeDescription, let value = attribute.defaultValue {
+                let stored = StoredValue(value)
+                return (index, AttributeValueCoercion.coerce(stored, to: attribute.attributeType) ?? stored)
+            }
+            if let relationship = property as? RelationshipDescription, relationship.isToMany { return (index, .toMany(.loaded([]))) }
             return nil
         }
         typeOnlyRules = properties.map { property in

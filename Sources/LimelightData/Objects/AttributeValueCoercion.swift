@@ -52,6 +52,25 @@ enum AttributeValueCoercion {
         }
     }
 
+    /// Whether a stored value already has the type's canonical Swift type: a look at its case.
+    static func isCanonical(_ value: StoredValue, for type: AttributeType) -> Bool {
+        switch (value, type) {
+        case (.null, _), (_, .transformable), (_, .undefined),
+             (.int64, .integer64), (.int32, .integer32), (.int16, .integer16), (.double, .double), (.float, .float),
+             (.bool, .boolean), (.string, .string), (.date, .date), (.data, .binaryData), (.objectID, .objectID):
+            return true
+        case (.other(let value), _): return isCanonical(value, for: type)
+        default: return false
+        }
+    }
+
+    /// A stored value in the type's canonical form, or `nil` when it cannot represent the type.
+    static func coerce(_ value: StoredValue, to type: AttributeType) -> StoredValue? {
+        if isCanonical(value, for: type) { return value }
+        guard let plain = value.value, let coerced = coerce(plain, to: type) else { return nil }
+        return StoredValue(coerced)
+    }
+
     static func integer(_ value: Any) -> Int64? {
         // Int64 first: stored integers are canonical Int64 whatever their width in the model.
         switch value {

@@ -20,7 +20,8 @@ public struct Managed<Value> {
     }
 
     // Inlinable, so an application's `@Managed var size: Int64` reads and writes without generic
-    // metadata look-ups: each access is a cast of the stored value to the declared type.
+    // metadata look-ups: a value of the common types is taken from (or put into) its stored case
+    // directly; the rest is a cast of the stored value to the declared type.
     @inlinable
     public static subscript<Owner: ManagedObject>(
         _enclosingInstance owner: Owner,
@@ -28,13 +29,19 @@ public struct Managed<Value> {
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Managed<Value>>
     ) -> Value {
         get {
-            let raw = owner.managedValue(wrapped: wrappedKeyPath, storage: storageKeyPath)
+            let stored = owner.managedValue(wrapped: wrappedKeyPath, storage: storageKeyPath)
+            if let value = stored.typed(as: Value.self) { return value }
+            let raw = stored.value
             // Cast as the optional it came in: unwrapping it first would copy the value once more.
             if let value = raw as? Value { return value }
             return ManagedValueBridge.cast(raw, as: Value.self)
         }
         set {
-            owner.setManagedValue(ManagedValueBridge.unwrap(newValue), wrapped: wrappedKeyPath, storage: storageKeyPath)
+            if let stored = StoredValue.typed(newValue) {
+                owner.setManagedValue(stored, wrapped: wrappedKeyPath, storage: storageKeyPath)
+            } else {
+                owner.setManagedValue(StoredValue(ManagedValueBridge.unwrap(newValue)), wrapped: wrappedKeyPath, storage: storageKeyPath)
+            }
         }
     }
 }
@@ -59,19 +66,19 @@ extension Managed: ManagedWrapperInfo {
 extension ManagedObject {
     /// A `@Managed` property's value as stored (`nil` when its entity has no such property).
     @usableFromInline
-    func managedValue(wrapped: AnyKeyPath, storage: AnyKeyPath) -> Any? {
-        guard let index = ManagedKeyCache.index(wrapped: wrapped, storage: storage, in: self) else { return nil }
-        return value(at: index)
+    func managedValue(wrapped: AnyKeyPath, storage: AnyKeyPath) -> StoredValue {
+        guard let index = ManagedKeyCache.index(wrapped: wrapped, storage: storage, in: self) else { return .null }
+        return storedValue(at: index)
     }
 
     /// Sets a `@Managed` property with change tracking, as `setValue(_:forKey:)` does.
     @usableFromInline
-    func setManagedValue(_ value: Any?, wrapped: AnyKeyPath, storage: AnyKeyPath) {
+    func setManagedValue(_ value: StoredValue, wrapped: AnyKeyPath, storage: AnyKeyPath) {
         guard let index = ManagedKeyCache.index(wrapped: wrapped, storage: storage, in: self) else {
-            setValue(value, forKey: ManagedKeyCache.name(storage: storage, in: self))
+            setValue(value.value, forKey: ManagedKeyCache.name(storage: storage, in: self))
             return
         }
-        setValue(value, at: index, registerUndo: true)
+        setStoredValue(value, at: index, registerUndo: true)
     }
 }
 

@@ -21,8 +21,8 @@ extension ManagedObject {
         if faultFlag { managedObjectContext?.fireFault(self) }
         guard let context = managedObjectContext else {
             switch values[index] {
-            case let id as ManagedObjectID: return [id]
-            case let slot as ToManySlot: if case .loaded(let ids) = slot { return ids }
+            case .objectID(let id): return [id]
+            case .toMany(.loaded(let ids)): return ids
             default: break
             }
             return []
@@ -31,10 +31,10 @@ extension ManagedObject {
     }
 
     func setToOne(_ relationship: RelationshipDescription, at index: Int, to newID: ManagedObjectID?, registerUndo: Bool) {
-        let oldID = values[index] as? ManagedObjectID
+        let oldID = values[index].objectID
         if oldID == newID { return }
-        values[index] = newID
-        managedObjectContext?.objectDidChange(self, index: index, oldValue: oldID, registerUndo: registerUndo)
+        values[index] = newID.map(StoredValue.objectID) ?? .null
+        managedObjectContext?.objectDidChange(self, index: index, oldValue: oldID.map(StoredValue.objectID) ?? .null, registerUndo: registerUndo)
         guard let inverse = relationship.inverseRelationship, let context = managedObjectContext else { return }
         if let oldID { context.object(with: oldID).unlinkInverse(inverse, from: objectID) }
         if let newID { context.object(with: newID).linkInverse(inverse, to: self) }
@@ -56,8 +56,8 @@ extension ManagedObject {
             guard let position = ids.firstIndex(of: removed.objectID) else { return true }
             ids.remove(at: position)
         }
-        values[index] = ToManySlot.loaded(ids)
-        managedObjectContext?.objectDidChange(self, index: index, oldValue: ToManySlot.loaded(oldIDs), registerUndo: true)
+        values[index] = .toMany(.loaded(ids))
+        managedObjectContext?.objectDidChange(self, index: index, oldValue: .toMany(.loaded(oldIDs)), registerUndo: true)
         guard let inverse = relationship.inverseRelationship, let context = managedObjectContext else { return true }
         if let added { context.object(with: added.objectID).linkInverse(inverse, to: self) }
         if let removed { context.object(with: removed.objectID).unlinkInverse(inverse, from: objectID) }
@@ -70,8 +70,8 @@ extension ManagedObject {
         var seen: Set<ManagedObjectID> = []
         for id in newIDs where seen.insert(id).inserted { unique.append(id) }
         if unique == oldIDs { return }
-        values[index] = ToManySlot.loaded(unique)
-        managedObjectContext?.objectDidChange(self, index: index, oldValue: ToManySlot.loaded(oldIDs), registerUndo: registerUndo)
+        values[index] = .toMany(.loaded(unique))
+        managedObjectContext?.objectDidChange(self, index: index, oldValue: .toMany(.loaded(oldIDs)), registerUndo: registerUndo)
         guard let inverse = relationship.inverseRelationship, let context = managedObjectContext else { return }
         let oldSet = Set(oldIDs)
         for id in oldIDs where !seen.contains(id) { context.object(with: id).unlinkInverse(inverse, from: objectID) }
@@ -86,15 +86,15 @@ extension ManagedObject {
             var ids = relatedIDsLoaded(relationship, at: index)
             guard !ids.contains(other.objectID) else { return }
             ids.append(other.objectID)
-            let old = ToManySlot.loaded(ids.dropLast())
-            values[index] = ToManySlot.loaded(ids)
+            let old = StoredValue.toMany(.loaded(ids.dropLast()))
+            values[index] = .toMany(.loaded(ids))
             managedObjectContext?.objectDidChange(self, index: index, oldValue: old, registerUndo: false)
         } else {
             if faultFlag { managedObjectContext?.fireFault(self) }
-            let oldID = values[index] as? ManagedObjectID
+            let oldID = values[index].objectID
             guard oldID != other.objectID else { return }
-            values[index] = other.objectID
-            managedObjectContext?.objectDidChange(self, index: index, oldValue: oldID, registerUndo: false)
+            values[index] = .objectID(other.objectID)
+            managedObjectContext?.objectDidChange(self, index: index, oldValue: oldID.map(StoredValue.objectID) ?? .null, registerUndo: false)
             // A one-to-one or many-to-one move: the previous partner lets go of this object.
             if let oldID, let context = managedObjectContext, let back = relationship.inverseRelationship {
                 context.object(with: oldID).unlinkInverse(back, from: objectID)
@@ -109,39 +109,39 @@ extension ManagedObject {
             guard let position = ids.firstIndex(of: otherID) else { return }
             var remaining = ids
             remaining.remove(at: position)
-            values[index] = ToManySlot.loaded(remaining)
-            managedObjectContext?.objectDidChange(self, index: index, oldValue: ToManySlot.loaded(ids), registerUndo: false)
+            values[index] = .toMany(.loaded(remaining))
+            managedObjectContext?.objectDidChange(self, index: index, oldValue: .toMany(.loaded(ids)), registerUndo: false)
         } else {
             if faultFlag { managedObjectContext?.fireFault(self) }
-            guard values[index] as? ManagedObjectID == otherID else { return }
-            values[index] = nil
-            managedObjectContext?.objectDidChange(self, index: index, oldValue: otherID, registerUndo: false)
+            guard values[index].objectID == otherID else { return }
+            values[index] = .null
+            managedObjectContext?.objectDidChange(self, index: index, oldValue: .objectID(otherID), registerUndo: false)
         }
     }
 
     /// Puts a slot back to a previous raw value through the tracked path (undo and redo).
-    func restoreSlot(_ index: Int, to raw: Any?) {
+    func restoreSlot(_ index: Int, to raw: StoredValue) {
         let property = entity.properties[index]
         if let relationship = property as? RelationshipDescription {
             if relationship.isToMany {
                 let ids: [ManagedObjectID]
-                if case .loaded(let loaded)? = raw as? ToManySlot { ids = loaded } else { ids = [] }
+                if case .toMany(.loaded(let loaded)) = raw { ids = loaded } else { ids = [] }
                 replaceToMany(relationship, at: index, with: ids, registerUndo: true)
             } else {
-                setToOne(relationship, at: index, to: raw as? ManagedObjectID, registerUndo: true)
+                setToOne(relationship, at: index, to: raw.objectID, registerUndo: true)
             }
         } else {
-            setValue(raw, at: index, registerUndo: true)
+            setStoredValue(raw, at: index, registerUndo: true)
         }
     }
 
     /// Rewrites temporary IDs held in relationship slots after a save made them permanent.
     func remapIDs(_ mapping: [ManagedObjectID: ManagedObjectID]) {
-        func remap(_ slot: inout Any?) {
-            if let id = slot as? ManagedObjectID, let new = mapping[id] {
-                slot = new
-            } else if case .loaded(let ids)? = slot as? ToManySlot, ids.contains(where: { mapping[$0] != nil }) {
-                slot = ToManySlot.loaded(ids.map { mapping[$0] ?? $0 })
+        func remap(_ slot: inout StoredValue) {
+            if case .objectID(let id) = slot, let new = mapping[id] {
+                slot = .objectID(new)
+            } else if case .toMany(.loaded(let ids)) = slot, ids.contains(where: { mapping[$0] != nil }) {
+                slot = .toMany(.loaded(ids.map { mapping[$0] ?? $0 }))
             }
         }
         for index in entity.relationshipIndices {

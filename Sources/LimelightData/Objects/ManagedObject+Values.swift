@@ -1,6 +1,7 @@
 import Foundation
 
 /// A to-many relationship slot: not yet loaded, or the related IDs in order.
+@usableFromInline
 enum ToManySlot {
     case fault
     case loaded([ManagedObjectID])
@@ -65,24 +66,25 @@ extension ManagedObject {
         return relationshipPublicValue(values[index], property: entity.properties[index])
     }
 
+
     /// Stores an attribute value without change tracking or undo, for use inside custom accessors.
     public func setPrimitiveValue(_ value: Any?, forKey key: String) {
         guard let index = entity.index(of: key) else { return }
         if faultFlag { managedObjectContext?.fireFault(self) }
-        if let attribute = entity.properties[index] as? AttributeDescription, let value {
-            values[index] = AttributeValueCoercion.coerce(value, to: attribute.attributeType) ?? value
+        let stored = StoredValue(value)
+        if let attribute = entity.properties[index] as? AttributeDescription {
+            values[index] = AttributeValueCoercion.coerce(stored, to: attribute.attributeType) ?? stored
         } else {
-            values[index] = value
+            values[index] = stored
         }
     }
 
     // MARK: Internals
 
-
     func value(at index: Int) -> Any? {
         if faultFlag { managedObjectContext?.fireFault(self) }
         // Attributes, by far the most read, hand out their stored value as it is.
-        if entityLayout.kinds[index] == .attribute { return values[index] }
+        if entityLayout.kinds[index] == .attribute { return values[index].value }
         let property = entity.properties[index]
         if let fetched = property as? FetchedPropertyDescription {
             // Core Data keeps a fetched property's result until the object is refreshed, which
@@ -95,8 +97,16 @@ extension ManagedObject {
         return relationshipPublicValue(values[index], property: property)
     }
 
-    func relationshipPublicValue(_ raw: Any?, property: PropertyDescription) -> Any? {
-        guard let relationship = property as? RelationshipDescription else { return raw }
+    /// An attribute's value as stored, for typed reads; anything else as `value(at:)` gives it.
+    @usableFromInline
+    func storedValue(at index: Int) -> StoredValue {
+        if faultFlag { managedObjectContext?.fireFault(self) }
+        if entityLayout.kinds[index] == .attribute { return values[index] }
+        return StoredValue(value(at: index))
+    }
+
+    func relationshipPublicValue(_ raw: StoredValue, property: PropertyDescription) -> Any? {
+        guard let relationship = property as? RelationshipDescription else { return raw.value }
         guard let context = managedObjectContext else { return relationship.isToMany ? Set<ManagedObject>() : nil }
         if relationship.isToMany {
             let ids = context.relatedIDs(of: self, relationship: relationship, slot: raw)
@@ -110,13 +120,13 @@ extension ManagedObject {
             }
             return relationship.isOrdered ? objects as Any : Set(objects) as Any
         }
-        return (raw as? ManagedObjectID).map { context.object(with: $0) }
+        return raw.objectID.map { context.object(with: $0) }
     }
 
     func setValue(_ newValue: Any?, at index: Int, registerUndo: Bool) {
         if faultFlag { managedObjectContext?.fireFault(self) }
         if let type = entityLayout.attributeTypes[index] {
-            setAttribute(type, newValue, at: index, registerUndo: registerUndo)
+            setAttribute(type, StoredValue(newValue), at: index, registerUndo: registerUndo)
             return
         }
         let property = entity.properties[index]
@@ -144,24 +154,37 @@ extension ManagedObject {
             return
         }
         let old = values[index]
-        if ValueEquality.same(old, newValue) { return }
-        values[index] = newValue
+        let new = StoredValue(newValue)
+        if StoredValue.same(old, new) { return }
+        values[index] = new
         managedObjectContext?.objectDidChange(self, index: index, oldValue: old, registerUndo: registerUndo)
     }
 
+    /// Sets a slot from a value already in stored form (a typed `@Managed` write, an undo), with
+    /// the same tracking as `setValue`.
+    @usableFromInline
+    func setStoredValue(_ newValue: StoredValue, at index: Int, registerUndo: Bool) {
+        guard let type = entityLayout.attributeTypes[index] else {
+            setValue(newValue.value, at: index, registerUndo: registerUndo)
+            return
+        }
+        if faultFlag { managedObjectContext?.fireFault(self) }
+        setAttribute(type, newValue, at: index, registerUndo: registerUndo)
+    }
+
     /// The common case of `setValue`: an attribute, coerced to its type, tracked when it changed.
-    private func setAttribute(_ type: AttributeType, _ newValue: Any?, at index: Int, registerUndo: Bool) {
-        // A value already in the attribute's type (nearly every one) is stored as it came: no
-        // second copy of it is made for a coercion that does not happen.
-        if let value = newValue, !AttributeValueCoercion.isCanonical(value, for: type) {
-            storeAttribute(AttributeValueCoercion.coerce(value, to: type) ?? value, at: index, registerUndo: registerUndo)
-        } else {
+    private func setAttribute(_ type: AttributeType, _ newValue: StoredValue, at index: Int, registerUndo: Bool) {
+        // A value already in the attribute's type (nearly every one) is stored as it came; one
+        // that cannot be converted is kept as it is, and the save reports the mismatch.
+        if AttributeValueCoercion.isCanonical(newValue, for: type) {
             storeAttribute(newValue, at: index, registerUndo: registerUndo)
+        } else {
+            storeAttribute(AttributeValueCoercion.coerce(newValue, to: type) ?? newValue, at: index, registerUndo: registerUndo)
         }
     }
 
     /// Stores an attribute's value, tracked when it changed.
-    private func storeAttribute(_ stored: Any?, at index: Int, registerUndo: Bool) {
+    private func storeAttribute(_ stored: StoredValue, at index: Int, registerUndo: Bool) {
         // A new object's change that no undo manager records needs neither the old value nor a
         // comparison: nothing is told about it.
         guard let context = managedObjectContext, !insertedFlag || (registerUndo && context.undoManager != nil) else {
@@ -169,8 +192,7 @@ extension ManagedObject {
             return
         }
         let old = values[index]
-        // A slot never set (a new object's) needs no comparison.
-        if old != nil || stored == nil, ValueEquality.same(old, stored) { return }
+        if StoredValue.same(old, stored) { return }
         values[index] = stored
         context.objectDidChange(self, index: index, oldValue: old, registerUndo: registerUndo)
     }

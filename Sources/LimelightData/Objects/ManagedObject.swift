@@ -23,9 +23,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // the run-time exclusivity check (none of them overlaps another; all run on the context's queue).
 
     /// Current values, one slot per property of `entity.properties`.
-    @exclusivity(unchecked) var values: [Any?]
+    @exclusivity(unchecked) var values: [StoredValue]
     /// Values as last read from or written to the store, for change detection and rollback.
-    @exclusivity(unchecked) var committedValues: [Any?]?
+    @exclusivity(unchecked) var committedValues: [StoredValue]?
     /// The row's `Z_OPT` when it was read: the optimistic-locking version.
     @exclusivity(unchecked) var storeVersion: Int64 = 0
     @exclusivity(unchecked) var faultFlag = false
@@ -83,9 +83,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             if property is FetchedPropertyDescription { continue }
             let current = values[index]
             if let committed = committedValues {
-                if !ValueEquality.same(current, committed[index]) { result[property.name] = current }
-            } else if current != nil {
-                result[property.name] = current
+                if !StoredValue.same(current, committed[index]) { result[property.name] = current.value }
+            } else if !current.isNull {
+                result[property.name] = current.value
             }
         }
         return result
@@ -140,7 +140,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         if faultFlag { return "<\(entity.name) \(objectID) fault>" }
         let shown = entity.properties.enumerated().compactMap { index, property -> String? in
             guard property is AttributeDescription else { return nil }
-            return "\(property.name)=\(values[index].map { "\($0)" } ?? "nil")"
+            return "\(property.name)=\(values[index].value.map { "\($0)" } ?? "nil")"
         }
         return "<\(entity.name) \(objectID) \(shown.joined(separator: " "))>"
     }

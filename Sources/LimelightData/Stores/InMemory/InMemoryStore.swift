@@ -28,7 +28,7 @@ final class InMemoryStore: PersistentStore, @unchecked Sendable {
 
     override func relatedIDs(of id: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
         guard let row = rowsByID[id], let index = id.entity.index(of: relationship.name),
-              case .loaded(let ids)? = row.values[index] as? ToManySlot else { return [] }
+              case .toMany(.loaded(let ids)) = row.values[index] else { return [] }
         return ids
     }
 
@@ -40,11 +40,13 @@ final class InMemoryStore: PersistentStore, @unchecked Sendable {
         if !conflicts.isEmpty { throw PersistenceError.conflict(objects: conflicts) }
         let permanent = try obtainPermanentIDs(for: changes.inserted.map(\.id))
         var mapping = PermanentIDMapping(snapshots: changes.inserted, permanent: permanent)
-        func resolved(_ values: [Any?]) -> [Any?] {
+        func resolved(_ values: [StoredValue]) -> [StoredValue] {
             values.map { value in
-                if let id = value as? ManagedObjectID { return mapping.resolve(id) }
-                if case .loaded(let ids)? = value as? ToManySlot { return ToManySlot.loaded(ids.map { mapping.resolve($0) }) }
-                return value
+                switch value {
+                case .objectID(let id): return .objectID(mapping.resolve(id))
+                case .toMany(.loaded(let ids)): return .toMany(.loaded(ids.map { mapping.resolve($0) }))
+                default: return value
+                }
             }
         }
         for snapshot in changes.deleted { rowsByID[snapshot.id] = nil }

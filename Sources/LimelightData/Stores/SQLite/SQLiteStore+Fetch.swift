@@ -57,7 +57,7 @@ extension SQLiteStore {
             layouts.last = (number, entity, layout)
         }
         // Each slot is written once, straight into the new array (no nil first, then the value).
-        let values = [Any?](unsafeUninitializedCapacity: layout.slots.count) { buffer, initialized in
+        let values = [StoredValue](unsafeUninitializedCapacity: layout.slots.count) { buffer, initialized in
             for (index, slot) in layout.slots.enumerated() {
                 buffer.initializeElement(at: index, to: slotValue(slot, at: index, of: layout, statement: statement))
             }
@@ -66,22 +66,22 @@ extension SQLiteStore {
         return StoreRow(id: objectID(entity: entity, primaryKey: pk), version: sqlite3_column_int64(statement, 2), values: values)
     }
 
-    private func slotValue(_ slot: RowLayout.Slot, at index: Int, of layout: RowLayout, statement: OpaquePointer) -> Any? {
+    private func slotValue(_ slot: RowLayout.Slot, at index: Int, of layout: RowLayout, statement: OpaquePointer) -> StoredValue {
         switch slot {
         case .attribute(let column, let type):
-            return SQLiteValueMapping.swiftValue(statement, column: column, type: type, external: externalBinaryData) { layout.properties[index] as? AttributeDescription }
+            return SQLiteValueMapping.storedValue(statement, column: column, type: type, external: externalBinaryData) { layout.properties[index] as? AttributeDescription }
         case .toOne(let column, let typeColumn):
             guard sqlite3_column_type(statement, column) != SQLITE_NULL,
-                  var destination = (layout.properties[index] as? RelationshipDescription)?.destinationEntity else { return nil }
+                  var destination = (layout.properties[index] as? RelationshipDescription)?.destinationEntity else { return .null }
             if let typeColumn, sqlite3_column_type(statement, typeColumn) != SQLITE_NULL,
                let actual = schema.entitiesByNumber[Int(sqlite3_column_int64(statement, typeColumn))] {
                 destination = actual
             }
-            return objectID(entity: destination, primaryKey: sqlite3_column_int64(statement, column))
+            return .objectID(objectID(entity: destination, primaryKey: sqlite3_column_int64(statement, column)))
         case .toMany:
-            return ToManySlot.fault
+            return .toMany(.fault)
         case .none:
-            return nil
+            return .null
         }
     }
 
@@ -206,8 +206,13 @@ extension SQLiteStore {
         for (offset, component) in components.enumerated() {
             guard let row = current, let index = row.id.entity.index(of: component) else { return nil }
             let value = row.values[index]
-            if offset == components.count - 1 { return value is ManagedObjectID ? nil : value }
-            guard let id = value as? ManagedObjectID else { return nil }
+            if offset == components.count - 1 {
+                switch value {
+                case .objectID, .toMany: return nil
+                default: return value.value
+                }
+            }
+            guard let id = value.objectID else { return nil }
             current = try rows(for: [id]).first
         }
         return nil

@@ -130,7 +130,7 @@ extension SQLiteStore {
             if let attribute = slot.attribute {
                 result.append((slot.column, try SQLiteValueMapping.sqlValue(snapshot.values[index], for: attribute)))
             } else {
-                let id = (snapshot.values[index] as? ManagedObjectID).map(resolve)
+                let id = snapshot.values[index].objectID.map(resolve)
                 result.append((slot.column, id?.primaryKey.map { .integer($0) } ?? .null))
                 if let typeColumn = slot.typeColumn {
                     result.append((typeColumn, id.map { .integer(Int64(schema.number(of: $0.entity))) } ?? .null))
@@ -147,7 +147,7 @@ extension SQLiteStore {
         var last: (entity: ObjectIdentifier, plan: SQLiteWritePlan, statement: OpaquePointer)?
     }
 
-    private func insert(_ values: [Any?], id: ManagedObjectID, resolve: (ManagedObjectID) -> ManagedObjectID,
+    private func insert(_ values: [StoredValue], id: ManagedObjectID, resolve: (ManagedObjectID) -> ManagedObjectID,
                         db: SQLiteConnection, statements: inout InsertStatements) throws {
         guard let pk = id.primaryKey else { return }
         let key = ObjectIdentifier(id.entity)
@@ -172,9 +172,8 @@ extension SQLiteStore {
             position += 1
             switch column {
             case .integer64(let index):
-                // The common case without a conversion: the slot holds the canonical Int64. (The
-                // optional is unwrapped first: a cast from `Any?` asks the runtime to do it, slower.)
-                if let stored = values[index], let value = stored as? Int64 {
+                // The common case without a conversion: the slot holds the canonical Int64.
+                if case .int64(let value) = values[index] {
                     rc |= sqlite3_bind_int64(statement, position, value)
                 } else {
                     try db.bind(try plan.sqlValue(values[index], slot: index), at: position, to: statement)
@@ -182,7 +181,7 @@ extension SQLiteStore {
             case .attribute(let index):
                 try db.bind(try plan.sqlValue(values[index], slot: index), at: position, to: statement)
             case .toOne(let index, let hasTypeColumn):
-                let related = (values[index] as? ManagedObjectID).map(resolve)
+                let related = values[index].objectID.map(resolve)
                 try db.bind(related?.primaryKey.map { .integer($0) } ?? .null, at: position, to: statement)
                 if hasTypeColumn {
                     position += 1
@@ -220,13 +219,13 @@ extension SQLiteStore {
         return true
     }
 
-    private func writeJoinRows(_ values: [Any?], id: ManagedObjectID, indices: [Int], replacing: Bool,
+    private func writeJoinRows(_ values: [StoredValue], id: ManagedObjectID, indices: [Int], replacing: Bool,
                                resolve: (ManagedObjectID) -> ManagedObjectID, db: SQLiteConnection) throws {
         guard let pk = id.primaryKey else { return }
         for index in indices {
             guard let relationship = id.entity.properties[index] as? RelationshipDescription,
                   let join = schema.joinTable(for: relationship),
-                  case .loaded(let related)? = values[index] as? ToManySlot else { continue }
+                  case .toMany(.loaded(let related)) = values[index] else { continue }
             if replacing { try db.run("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [.integer(pk)]) }
             for other in related {
                 guard let otherKey = resolve(other).primaryKey else { continue }
@@ -274,7 +273,7 @@ final class SQLiteWritePlan {
     }
 
     /// The column value of attribute slot `slot` (every attribute column has its attribute).
-    func sqlValue(_ value: Any?, slot: Int) throws -> SQLiteValue {
+    func sqlValue(_ value: StoredValue, slot: Int) throws -> SQLiteValue {
         guard let attribute = attributes[slot] else { return .null }
         return try SQLiteValueMapping.sqlValue(value, for: attribute)
     }

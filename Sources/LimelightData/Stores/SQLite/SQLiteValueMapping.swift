@@ -4,6 +4,24 @@ import CSQLite
 /// Converts attribute values between their Swift types and SQLite's storage classes, as Core Data
 /// stores them: dates as seconds since 2001-01-01, UUIDs as 16-byte blobs, booleans as 0/1.
 enum SQLiteValueMapping {
+    /// A stored value as its column holds it. The common pairs (a slot of the attribute's own
+    /// type) are a branch each; the rest go through the value's `Any` form.
+    static func sqlValue(_ stored: StoredValue, for attribute: AttributeDescription) throws -> SQLiteValue {
+        switch (stored, attribute.attributeType) {
+        case (.null, _): return .null
+        case (.int64(let v), .integer64): return .integer(v)
+        case (.int32(let v), .integer32): return .integer(Int64(v))
+        case (.int16(let v), .integer16): return .integer(Int64(v))
+        case (.bool(let v), .boolean): return .integer(v ? 1 : 0)
+        case (.double(let v), .double): return .real(v)
+        case (.float(let v), .float): return .real(Double(v))
+        case (.string(let v), .string): return .text(v)
+        case (.date(let v), .date): return .real(v.timeIntervalSinceReferenceDate)
+        case (.data(let v), .binaryData): return .blob(attribute.allowsExternalBinaryDataStorage ? ExternalBinaryData.encode(v) : v)
+        default: return try sqlValue(stored.value, for: attribute)
+        }
+    }
+
     static func sqlValue(_ value: Any?, for attribute: AttributeDescription) throws -> SQLiteValue {
         guard let value else { return .null }
         switch attribute.attributeType {
@@ -66,25 +84,25 @@ enum SQLiteValueMapping {
     /// are read straight from the statement; the rest go through `SQLiteValue`.
     /// `attribute` is asked only for the uncommon pairs; `external` finds the files that values
     /// stored outside the row name.
-    static func swiftValue(_ statement: OpaquePointer, column: Int32, type: AttributeType, external: ExternalBinaryData,
-                           attribute: () -> AttributeDescription?) -> Any? {
+    static func storedValue(_ statement: OpaquePointer, column: Int32, type: AttributeType, external: ExternalBinaryData,
+                            attribute: () -> AttributeDescription?) -> StoredValue {
         let storage = sqlite3_column_type(statement, column)
-        if storage == SQLITE_NULL { return nil }
+        if storage == SQLITE_NULL { return .null }
         switch (type, storage) {
-        case (.integer64, SQLITE_INTEGER): return sqlite3_column_int64(statement, column)
-        case (.integer32, SQLITE_INTEGER): return Int32(truncatingIfNeeded: sqlite3_column_int64(statement, column))
-        case (.integer16, SQLITE_INTEGER): return Int16(truncatingIfNeeded: sqlite3_column_int64(statement, column))
-        case (.boolean, SQLITE_INTEGER): return sqlite3_column_int64(statement, column) != 0
-        case (.double, SQLITE_FLOAT): return sqlite3_column_double(statement, column)
-        case (.date, SQLITE_FLOAT): return Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, column))
+        case (.integer64, SQLITE_INTEGER): return .int64(sqlite3_column_int64(statement, column))
+        case (.integer32, SQLITE_INTEGER): return .int32(Int32(truncatingIfNeeded: sqlite3_column_int64(statement, column)))
+        case (.integer16, SQLITE_INTEGER): return .int16(Int16(truncatingIfNeeded: sqlite3_column_int64(statement, column)))
+        case (.boolean, SQLITE_INTEGER): return .bool(sqlite3_column_int64(statement, column) != 0)
+        case (.double, SQLITE_FLOAT): return .double(sqlite3_column_double(statement, column))
+        case (.date, SQLITE_FLOAT): return .date(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, column)))
         case (.string, SQLITE_TEXT):
             // By length, not up to the first NUL: text may contain NUL characters.
             let count = Int(sqlite3_column_bytes(statement, column))
-            guard let text = sqlite3_column_text(statement, column) else { return "" }
-            return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+            guard let text = sqlite3_column_text(statement, column) else { return .string("") }
+            return .string(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
         default:
-            guard let attribute = attribute() else { return nil }
-            return swiftValue(SQLiteValue(statement: statement, column: column), for: attribute, external: external)
+            guard let attribute = attribute() else { return .null }
+            return StoredValue(swiftValue(SQLiteValue(statement: statement, column: column), for: attribute, external: external))
         }
     }
 
