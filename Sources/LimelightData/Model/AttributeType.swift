@@ -26,6 +26,9 @@ public enum AttributeType: String, Sendable, CaseIterable {
         }
     }
 
+    /// Whether any value is accepted as it is (transformable and undefined attributes).
+    var takesAnyValue: Bool { self == .transformable || self == .undefined }
+
     /// The SQLite column type Core Data declares for this attribute type.
     var sqlColumnType: String {
         switch self {

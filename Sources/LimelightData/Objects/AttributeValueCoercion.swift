@@ -54,13 +54,21 @@ enum AttributeValueCoercion {
 
     /// Whether a stored value already has the type's canonical Swift type: a look at its case.
     static func isCanonical(_ value: StoredValue, for type: AttributeType) -> Bool {
-        switch (value, type) {
-        case (.null, _), (_, .transformable), (_, .undefined),
-             (.int64, .integer64), (.int32, .integer32), (.int16, .integer16), (.double, .double), (.float, .float),
-             (.bool, .boolean), (.string, .string), (.date, .date), (.data, .binaryData), (.objectID, .objectID):
-            return true
-        case (.other(let value), _): return isCanonical(value, for: type)
-        default: return false
+        // On the value alone, binding no payload: nothing is copied.
+        switch value {
+        case .null: return true
+        case .int64: return type == .integer64 || type.takesAnyValue
+        case .int32: return type == .integer32 || type.takesAnyValue
+        case .int16: return type == .integer16 || type.takesAnyValue
+        case .double: return type == .double || type.takesAnyValue
+        case .float: return type == .float || type.takesAnyValue
+        case .bool: return type == .boolean || type.takesAnyValue
+        case .string: return type == .string || type.takesAnyValue
+        case .date: return type == .date || type.takesAnyValue
+        case .data: return type == .binaryData || type.takesAnyValue
+        case .objectID: return type == .objectID || type.takesAnyValue
+        case .toMany: return type.takesAnyValue
+        case .other(let box): return isCanonical(box.value, for: type)
         }
     }
 

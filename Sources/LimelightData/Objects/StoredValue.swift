@@ -8,6 +8,9 @@ import Foundation
 /// value (`Decimal`, `UUID`, `URL`, transformables) is kept as `.other`. A value of one of the
 /// common types is always in its own case, never in `.other`: `init(_:)` and the typed
 /// constructors see to that, so comparing cases is comparing types.
+///
+/// `.other` holds its value in a box: an `Any` in the enum itself would make every copy of every
+/// stored value a call through the type's value witnesses, the cost this type exists to avoid.
 @usableFromInline
 enum StoredValue {
     case null
@@ -24,7 +27,7 @@ enum StoredValue {
     case objectID(ManagedObjectID)
     /// A to-many relationship's state.
     case toMany(ToManySlot)
-    case other(Any)
+    case other(BoxedValue)
 
     /// Classifies a value given as `Any`: one look at its dynamic type instead of a cast per
     /// candidate type.
@@ -50,7 +53,7 @@ enum StoredValue {
         case .data(let v): return v
         case .objectID(let v): return v
         case .toMany(let v): return v
-        case .other(let v): return v
+        case .other(let box): return box.value
         }
     }
 
@@ -58,6 +61,9 @@ enum StoredValue {
         if case .null = self { return true }
         return false
     }
+
+    /// A value of a type without a case of its own.
+    static func other(_ value: Any) -> StoredValue { .other(BoxedValue(value)) }
 
     /// A to-one relationship's destination, if the slot holds one.
     var objectID: ManagedObjectID? {
@@ -93,10 +99,18 @@ enum StoredValue {
             case let (.loaded(left), .loaded(right)): return left == right
             default: return false
             }
-        case let (.other(x), .other(y)): return ValueEquality.same(x, y)
+        case let (.other(x), .other(y)): return x === y || ValueEquality.same(x.value, y.value)
         default: return false
         }
     }
+}
+
+/// A stored value of a type without a case of its own (`Decimal`, `UUID`, `URL`, transformables).
+/// Values are immutable, so boxes are shared by copies of the slot that holds them.
+@usableFromInline
+final class BoxedValue {
+    let value: Any
+    init(_ value: Any) { self.value = value }
 }
 
 extension StoredValue {
@@ -169,6 +183,6 @@ private func classifyStoredValue<Value>(_ value: Value) -> StoredValue {
     case ObjectIdentifier(ManagedObjectID.self): return .objectID(value as! ManagedObjectID)
     case ObjectIdentifier(ToManySlot.self): return .toMany(value as! ToManySlot)
     case ObjectIdentifier(StoredValue.self): return value as! StoredValue
-    default: return .other(value)
+    default: return .other(BoxedValue(value))
     }
 }
