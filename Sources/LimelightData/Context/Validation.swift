@@ -53,11 +53,13 @@ enum Validation {
 
     /// Whether every value passes `passesType` for its attribute's type (`nil`: not an attribute).
     private static func passTypes(_ values: [StoredValue], _ types: [AttributeType?]) -> Bool {
-        for index in values.indices {
-            if values[index].isNull { continue }
-            guard let type = types[index], AttributeValueCoercion.isCanonical(values[index], for: type) else { return false }
+        // Through the buffer, each value is looked at where it is: an array's subscript copies.
+        values.withUnsafeBufferPointer { values in
+            for index in values.indices where !values[index].isNull {
+                guard let type = types[index], AttributeValueCoercion.isCanonical(values[index], for: type) else { return false }
+            }
+            return true
         }
-        return true
     }
 
     /// Whether a value of an attribute with no rule but its type passes: absent (the attribute

@@ -168,21 +168,22 @@ extension StoredValue {
 }
 
 /// `value`'s stored form, for a value of a type known at run time (`StoredValue.init` opens an
-/// `Any` into this). The casts below are from a concrete type to itself: the runtime copies.
+/// `Any` into this). Each case has just compared `Value` with its type, so the bit casts below are
+/// from a type to itself: no cast through the runtime.
 private func classifyStoredValue<Value>(_ value: Value) -> StoredValue {
     switch ObjectIdentifier(Value.self) {
-    case ObjectIdentifier(Int64.self): return .int64(value as! Int64)
-    case ObjectIdentifier(String.self): return .string(value as! String)
-    case ObjectIdentifier(Double.self): return .double(value as! Double)
-    case ObjectIdentifier(Int32.self): return .int32(value as! Int32)
-    case ObjectIdentifier(Int16.self): return .int16(value as! Int16)
-    case ObjectIdentifier(Bool.self): return .bool(value as! Bool)
-    case ObjectIdentifier(Float.self): return .float(value as! Float)
-    case ObjectIdentifier(Date.self): return .date(value as! Date)
-    case ObjectIdentifier(Data.self): return .data(value as! Data)
-    case ObjectIdentifier(ManagedObjectID.self): return .objectID(value as! ManagedObjectID)
-    case ObjectIdentifier(ToManySlot.self): return .toMany(value as! ToManySlot)
-    case ObjectIdentifier(StoredValue.self): return value as! StoredValue
+    case ObjectIdentifier(Int64.self): return .int64(unsafeBitCast(value, to: Int64.self))
+    case ObjectIdentifier(String.self): return .string(unsafeBitCast(value, to: String.self))
+    case ObjectIdentifier(Double.self): return .double(unsafeBitCast(value, to: Double.self))
+    case ObjectIdentifier(Int32.self): return .int32(unsafeBitCast(value, to: Int32.self))
+    case ObjectIdentifier(Int16.self): return .int16(unsafeBitCast(value, to: Int16.self))
+    case ObjectIdentifier(Bool.self): return .bool(unsafeBitCast(value, to: Bool.self))
+    case ObjectIdentifier(Float.self): return .float(unsafeBitCast(value, to: Float.self))
+    case ObjectIdentifier(Date.self): return .date(unsafeBitCast(value, to: Date.self))
+    case ObjectIdentifier(Data.self): return .data(unsafeBitCast(value, to: Data.self))
+    case ObjectIdentifier(ManagedObjectID.self): return .objectID(unsafeBitCast(value, to: ManagedObjectID.self))
+    case ObjectIdentifier(ToManySlot.self): return .toMany(unsafeBitCast(value, to: ToManySlot.self))
+    case ObjectIdentifier(StoredValue.self): return unsafeBitCast(value, to: StoredValue.self)
     default: return .other(BoxedValue(value))
     }
 }

@@ -56,12 +56,20 @@ extension SQLiteStore {
             layouts.byNumber[number] = (entity, layout)
             layouts.last = (number, entity, layout)
         }
-        // Each slot is written once, straight into the new array (no nil first, then the value).
-        let values = [StoredValue](unsafeUninitializedCapacity: layout.slots.count) { buffer, initialized in
-            for (index, slot) in layout.slots.enumerated() {
-                buffer.initializeElement(at: index, to: slotValue(slot, at: index, of: layout, statement: statement))
+        // Each slot is written once, straight into the new array (no nil first, then the value);
+        // the common attribute values without a call or a reference taken per value.
+        let values = layout.slots.withUnsafeBufferPointer { slots in
+            [StoredValue](unsafeUninitializedCapacity: slots.count) { buffer, initialized in
+                for index in slots.indices {
+                    if case .attribute(let column, let type) = slots[index],
+                       let value = SQLiteValueMapping.commonValue(statement, column: column, type: type) {
+                        buffer.initializeElement(at: index, to: value)
+                    } else {
+                        buffer.initializeElement(at: index, to: slotValue(slots[index], at: index, of: layout, statement: statement))
+                    }
+                }
+                initialized = slots.count
             }
-            initialized = layout.slots.count
         }
         return StoreRow(id: objectID(entity: entity, primaryKey: pk), version: sqlite3_column_int64(statement, 2), values: values)
     }

@@ -86,6 +86,15 @@ enum SQLiteValueMapping {
     /// stored outside the row name.
     static func storedValue(_ statement: OpaquePointer, column: Int32, type: AttributeType, external: ExternalBinaryData,
                             attribute: () -> AttributeDescription?) -> StoredValue {
+        if let value = commonValue(statement, column: column, type: type) { return value }
+        guard let attribute = attribute() else { return .null }
+        return StoredValue(swiftValue(SQLiteValue(statement: statement, column: column), for: attribute, external: external))
+    }
+
+    /// The value of a common pair (or NULL) read straight from the statement; `nil` for the rest,
+    /// which need the attribute.
+    @inline(__always)
+    static func commonValue(_ statement: OpaquePointer, column: Int32, type: AttributeType) -> StoredValue? {
         let storage = sqlite3_column_type(statement, column)
         if storage == SQLITE_NULL { return .null }
         switch (type, storage) {
@@ -101,8 +110,7 @@ enum SQLiteValueMapping {
             guard let text = sqlite3_column_text(statement, column) else { return .string("") }
             return .string(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
         default:
-            guard let attribute = attribute() else { return .null }
-            return StoredValue(swiftValue(SQLiteValue(statement: statement, column: column), for: attribute, external: external))
+            return nil
         }
     }
 
