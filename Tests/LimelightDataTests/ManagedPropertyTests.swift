@@ -17,6 +17,18 @@ final class SharedShapeChild: ManagedObject {
     @Managed var extra: Double
 }
 
+/// A class whose declarations are inherited: each is found on the level that declares it.
+class LayeredBase: ManagedObject {
+    @Managed var first: Int64
+    @Managed var second: Int64
+}
+
+final class LayeredLeaf: LayeredBase {
+    @Managed var third: String?
+    @Managed("first") var alias: Int64
+    @Managed var fourth: Int64
+}
+
 /// Many declarations, first read by several threads at once in `firstReadsFromManyThreadsAgree`.
 final class WideShape: ManagedObject {
     @Managed var p0: Int64
@@ -87,6 +99,37 @@ final class WideShape: ManagedObject {
         child.extra = 2.5
         #expect(child.value(forKey: "name") as? String == "child")
         #expect(child.extra == 2.5)
+    }
+
+    @Test func inheritedAndRenamedDeclarationsFindTheirOwnProperties() throws {
+        let names = ["fourth", "third", "second", "first"]
+        let entity = EntityDescription(name: "Layered", properties: names.map { name in
+            AttributeDescription(name: name, type: name == "third" ? .string : .integer64)
+        })
+        entity.managedObjectClassName = "LayeredLeaf"
+        ManagedObjectClassRegistry.shared.register(LayeredLeaf.self, as: "LayeredLeaf")
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: ManagedObjectModel(entities: [entity]))
+        try coordinator.addPersistentStore(type: .inMemory, at: nil)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        let leaf = try #require(try context.insertNewObject(forEntityName: "Layered") as? LayeredLeaf)
+        // Written through the leaf first, so the subclass's own declarations are looked up before
+        // the inherited ones.
+        leaf.fourth = 4
+        leaf.third = "three"
+        leaf.second = 2
+        leaf.first = 1
+        #expect(leaf.value(forKey: "fourth") as? Int64 == 4)
+        #expect(leaf.value(forKey: "third") as? String == "three")
+        #expect(leaf.value(forKey: "second") as? Int64 == 2)
+        #expect(leaf.value(forKey: "first") as? Int64 == 1)
+        #expect(leaf.alias == 1)
+        leaf.alias = 7
+        #expect(leaf.first == 7)
+        // The look-up put every wrapper back as it was: a second object reads the same way.
+        let other = try #require(try context.insertNewObject(forEntityName: "Layered") as? LayeredLeaf)
+        other.second = 22
+        #expect(other.second == 22 && other.first == 0 && other.third == nil)
     }
 
     @Test func writesAreTrackedAndUndoable() throws {

@@ -8,8 +8,9 @@ import Synchronization
 /// The key is the Swift property's name unless given: `@Managed("directions") var text: String?`.
 @propertyWrapper
 public struct Managed<Value> {
+    // The wrapper is all an object holds per declaration, so it holds only the name a declaration
+    // may give: no identity of its own (`ManagedDeclarationMarking` finds the declaration).
     let key: String?
-    let token = ManagedKeyToken.next()
 
     public init(_ key: String? = nil) { self.key = key }
 
@@ -46,22 +47,6 @@ public struct Managed<Value> {
     }
 }
 
-/// Distinguishes wrapper instances so a property's name can be found once per class by reflection.
-struct ManagedKeyToken: Hashable {
-    let value: UInt64
-    private static let counter = Atomic<UInt64>(0)
-    static func next() -> ManagedKeyToken { ManagedKeyToken(value: counter.add(1, ordering: .relaxed).newValue) }
-}
-
-/// What the name look-up reads from a wrapper, whatever its value type.
-protocol ManagedWrapperInfo {
-    var explicitKey: String? { get }
-    var carriedToken: ManagedKeyToken { get }
-}
-extension Managed: ManagedWrapperInfo {
-    var explicitKey: String? { key }
-    var carriedToken: ManagedKeyToken { token }
-}
 
 extension ManagedObject {
     /// A `@Managed` property's value as stored (`nil` when its entity has no such property).
@@ -130,15 +115,8 @@ enum ManagedKeyCache {
     static func name(storage: AnyKeyPath, in owner: ManagedObject) -> String {
         guard let wrapper = owner[keyPath: storage] as? ManagedWrapperInfo else { return "\(storage)" }
         if let key = wrapper.explicitKey { return key }
-        var mirror: Mirror? = Mirror(reflecting: owner)
-        while let current = mirror {
-            for child in current.children {
-                if let carrier = child.value as? ManagedWrapperInfo, carrier.carriedToken == wrapper.carriedToken,
-                   let label = child.label {
-                    return label.hasPrefix("_") ? String(label.dropFirst()) : label
-                }
-            }
-            mirror = current.superclassMirror
+        if let marking = storage as? ManagedDeclarationMarking, let label = marking.storageLabel(in: owner) {
+            return label.hasPrefix("_") ? String(label.dropFirst()) : label
         }
         return "\(storage)"
     }
