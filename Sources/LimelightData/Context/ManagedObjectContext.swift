@@ -16,7 +16,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public let concurrencyType: ConcurrencyType
     public var persistentStoreCoordinator: PersistentStoreCoordinator?
     /// Records changes for undo; `nil` turns undo off (and saves memory).
-    public var undoManager: ContextUndoManager? = ContextUndoManager()
+    // Read for every value set on a new object: the read skips the run-time exclusivity check
+    // (only ever a read or an assignment, on the context's queue).
+    @exclusivity(unchecked) public var undoManager: ContextUndoManager? = ContextUndoManager()
     public var name: String?
 
     let queue: DispatchQueue
@@ -26,23 +28,25 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// object made and every object gone, without the run-time exclusivity check: no access to it
     /// overlaps another (an object's deinit, which removes it, never runs inside one).
     @exclusivity(unchecked) var registry = ObjectRegistry()
-    /// Changed objects are held strongly until saved or rolled back.
-    var insertedSet: Set<ManagedObject> = []
-    var updatedSet: Set<ManagedObject> = []
-    var deletedSet: Set<ManagedObject> = []
+    /// Changed objects are held strongly until saved or rolled back. These sets, like the class
+    /// caches below, are changed for every object inserted or made: without the run-time
+    /// exclusivity check, as no change to them calls out to code that could reach them again.
+    @exclusivity(unchecked) var insertedSet: Set<ManagedObject> = []
+    @exclusivity(unchecked) var updatedSet: Set<ManagedObject> = []
+    @exclusivity(unchecked) var deletedSet: Set<ManagedObject> = []
     /// Changes since the last objects-did-change notification.
-    var pendingInserted: Set<ManagedObject> = []
-    var pendingUpdated: Set<ManagedObject> = []
-    var pendingDeleted: Set<ManagedObject> = []
+    @exclusivity(unchecked) var pendingInserted: Set<ManagedObject> = []
+    @exclusivity(unchecked) var pendingUpdated: Set<ManagedObject> = []
+    @exclusivity(unchecked) var pendingDeleted: Set<ManagedObject> = []
     /// Problems found while changing values (unknown keys, wrong types), reported by the next save.
     var problems: [ValidationFailure] = []
     var observers: [UUID: (ContextEvent, ContextChanges) -> Void] = [:]
     /// What the context's objects hold to reach it.
     let objectReference = ContextReference()
     /// The class made for each entity, as of the class registry's `generation`.
-    private var classCache: (generation: UInt64, classes: [ObjectIdentifier: ManagedObject.Type]) = (0, [:])
+    @exclusivity(unchecked) private var classCache: (generation: UInt64, classes: [ObjectIdentifier: ManagedObject.Type]) = (0, [:])
     /// The last answer of `classCache`: a fetch makes objects of one entity after another.
-    private var lastClass: (generation: UInt64, entity: ObjectIdentifier, type: ManagedObject.Type)?
+    @exclusivity(unchecked) private var lastClass: (generation: UInt64, entity: ObjectIdentifier, type: ManagedObject.Type)?
 
     public init(concurrencyType: ConcurrencyType) {
         self.concurrencyType = concurrencyType
