@@ -47,7 +47,8 @@ final class EveryKind: ManagedObject {
         #expect(!StoredValue.same(.int64(1), .int32(1)))
         #expect(!StoredValue.same(.null, .string("")))
         #expect(StoredValue.same(.double(.nan), .double(.nan)), "setting NaN again is no change")
-        #expect(StoredValue.same(.other(Decimal(2)), .other(Decimal(2))))
+        #expect(StoredValue.same(StoredValue(Decimal(2)), StoredValue(Decimal(2))), "boxed values compare by value")
+        #expect(!StoredValue.same(StoredValue(Decimal(2)), StoredValue(Decimal(3))))
         #expect(!StoredValue.same(.toMany(.fault), .toMany(.loaded([]))))
         #expect(StoredValue.same(.toMany(.loaded([])), .toMany(.loaded([]))))
     }

@@ -66,7 +66,6 @@ extension ManagedObject {
         return relationshipPublicValue(values[index], property: entity.properties[index])
     }
 
-
     /// Stores an attribute value without change tracking or undo, for use inside custom accessors.
     public func setPrimitiveValue(_ value: Any?, forKey key: String) {
         guard let index = entity.index(of: key) else { return }

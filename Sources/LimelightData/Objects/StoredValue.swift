@@ -62,9 +62,6 @@ enum StoredValue {
         return false
     }
 
-    /// A value of a type without a case of its own.
-    static func other(_ value: Any) -> StoredValue { .other(BoxedValue(value)) }
-
     /// A to-one relationship's destination, if the slot holds one.
     var objectID: ManagedObjectID? {
         if case .objectID(let id) = self { return id }
