@@ -18,7 +18,7 @@ enum Validation {
             if kind == .fetched { continue }
             let raw = object.values[index]
             if kind == .attribute, layout.typeOnlyRules[index], let type = layout.attributeTypes[index],
-               Self.passesType(raw, type) {
+               AttributeValueCoercion.isCanonical(raw, for: type) {
                 // Nothing but the type to check, and the type is right.
             } else if kind == .attribute, let attribute = property as? AttributeDescription {
                 if let failure = check(attribute, value: raw.value, object: object).first { failures.append(failure) }
@@ -51,7 +51,7 @@ enum Validation {
         return failures
     }
 
-    /// Whether every value passes `passesType` for its attribute's type (`nil`: not an attribute).
+    /// Whether every value is absent or already of its attribute's type (`nil`: not an attribute).
     private static func passTypes(_ values: [StoredValue], _ types: [AttributeType?]) -> Bool {
         // Through the buffer, each value is looked at where it is: an array's subscript copies.
         values.withUnsafeBufferPointer { values in
@@ -60,12 +60,6 @@ enum Validation {
             }
             return true
         }
-    }
-
-    /// Whether a value of an attribute with no rule but its type passes: absent (the attribute
-    /// is optional), already of the type, or of a type that takes anything.
-    private static func passesType(_ value: StoredValue, _ type: AttributeType) -> Bool {
-        AttributeValueCoercion.isCanonical(value, for: type)
     }
 
     static func check(_ attribute: AttributeDescription, value: Any?, object: ManagedObject) -> [ValidationFailure] {

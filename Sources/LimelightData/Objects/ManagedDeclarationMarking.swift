@@ -1,14 +1,11 @@
-/// What the name look-up reads from a wrapper, whatever its value type.
+/// What the name look-up reads from a wrapper, whatever its value type, and the marked wrapper
+/// that tells its declaration from the others for a moment.
 protocol ManagedWrapperInfo {
     var explicitKey: String? { get }
-}
-
-/// A wrapper that can stand marked for a moment, so its declaration can be told from the others.
-protocol ManagedMarkableWrapper: ManagedWrapperInfo {
     static var marked: Self { get }
 }
 
-extension Managed: ManagedMarkableWrapper {
+extension Managed: ManagedWrapperInfo {
     var explicitKey: String? { key }
     static var marked: Managed { Managed(ManagedDeclarationMarker.key) }
 }
@@ -29,7 +26,7 @@ protocol ManagedDeclarationMarking {
     func storageLabel(in owner: ManagedObject) -> String?
 }
 
-extension ReferenceWritableKeyPath: ManagedDeclarationMarking where Value: ManagedMarkableWrapper {
+extension ReferenceWritableKeyPath: ManagedDeclarationMarking where Value: ManagedWrapperInfo {
     func storageLabel(in owner: ManagedObject) -> String? {
         guard let root = owner as? Root else { return nil }
         let original = root[keyPath: self]

@@ -68,12 +68,6 @@ enum StoredValue {
         return nil
     }
 
-    /// A to-many relationship's state, if the slot holds one.
-    var toManySlot: ToManySlot? {
-        if case .toMany(let slot) = self { return slot }
-        return nil
-    }
-
     /// Whether two stored values are the same, for change detection.
     static func same(_ a: StoredValue, _ b: StoredValue) -> Bool {
         switch (a, b) {
