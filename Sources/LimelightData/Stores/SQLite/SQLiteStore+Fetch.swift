@@ -57,16 +57,25 @@ extension SQLiteStore {
             layouts.last = (number, entity, layout)
         }
         // Each slot is written once, straight into the new array (no nil first, then the value);
-        // the common attribute values without a call or a reference taken per value.
+        // the common attribute values without a call or a reference taken per value, the property
+        // looked at only for the rest.
         let values = layout.slots.withUnsafeBufferPointer { slots in
             [StoredValue](unsafeUninitializedCapacity: slots.count) { buffer, initialized in
                 for index in slots.indices {
-                    if case .attribute(let column, let type) = slots[index],
-                       let value = SQLiteValueMapping.commonValue(statement, column: column, type: type) {
-                        buffer.initializeElement(at: index, to: value)
-                    } else {
-                        buffer.initializeElement(at: index, to: slotValue(slots[index], at: index, of: layout, statement: statement))
+                    let value: StoredValue
+                    switch slots[index] {
+                    case .attribute(let column, let type):
+                        value = SQLiteValueMapping.commonValue(statement, column: column, type: type)
+                            ?? SQLiteValueMapping.otherValue(statement, column: column, external: externalBinaryData,
+                                                             attribute: layout.properties[index] as? AttributeDescription)
+                    case .toOne(let column, let typeColumn):
+                        value = toOneValue(statement, column: column, typeColumn: typeColumn, property: layout.properties[index])
+                    case .toMany:
+                        value = .toMany(.fault)
+                    case .none:
+                        value = .null
                     }
+                    buffer.initializeElement(at: index, to: value)
                 }
                 initialized = slots.count
             }
@@ -74,23 +83,16 @@ extension SQLiteStore {
         return StoreRow(id: objectID(entity: entity, primaryKey: pk), version: sqlite3_column_int64(statement, 2), values: values)
     }
 
-    private func slotValue(_ slot: RowLayout.Slot, at index: Int, of layout: RowLayout, statement: OpaquePointer) -> StoredValue {
-        switch slot {
-        case .attribute(let column, let type):
-            return SQLiteValueMapping.storedValue(statement, column: column, type: type, external: externalBinaryData) { layout.properties[index] as? AttributeDescription }
-        case .toOne(let column, let typeColumn):
-            guard sqlite3_column_type(statement, column) != SQLITE_NULL,
-                  var destination = (layout.properties[index] as? RelationshipDescription)?.destinationEntity else { return .null }
-            if let typeColumn, sqlite3_column_type(statement, typeColumn) != SQLITE_NULL,
-               let actual = schema.entitiesByNumber[Int(sqlite3_column_int64(statement, typeColumn))] {
-                destination = actual
-            }
-            return .objectID(objectID(entity: destination, primaryKey: sqlite3_column_int64(statement, column)))
-        case .toMany:
-            return .toMany(.fault)
-        case .none:
-            return .null
+    /// A to-one's destination ID from its foreign key (and entity column, for a destination with
+    /// sub-entities).
+    private func toOneValue(_ statement: OpaquePointer, column: Int32, typeColumn: Int32?, property: PropertyDescription) -> StoredValue {
+        guard sqlite3_column_type(statement, column) != SQLITE_NULL,
+              var destination = (property as? RelationshipDescription)?.destinationEntity else { return .null }
+        if let typeColumn, sqlite3_column_type(statement, typeColumn) != SQLITE_NULL,
+           let actual = schema.entitiesByNumber[Int(sqlite3_column_int64(statement, typeColumn))] {
+            destination = actual
         }
+        return .objectID(objectID(entity: destination, primaryKey: sqlite3_column_int64(statement, column)))
     }
 
     func entityFilter(_ entities: [EntityDescription], table: SQLiteSchema.Table) -> String? {

@@ -17,7 +17,7 @@ enum SQLiteValueMapping {
         case (.float(let v), .float): return .real(Double(v))
         case (.string(let v), .string): return .text(v)
         case (.date(let v), .date): return .real(v.timeIntervalSinceReferenceDate)
-        case (.data(let v), .binaryData): return .blob(attribute.allowsExternalBinaryDataStorage ? ExternalBinaryData.encode(v) : v)
+        case (.data(let v), .binaryData): return blob(v, for: attribute)
         default: return try sqlValue(stored.value, for: attribute)
         }
     }
@@ -43,7 +43,7 @@ enum SQLiteValueMapping {
             return .real(date.timeIntervalSinceReferenceDate)
         case .binaryData:
             guard let data = value as? Data else { return mismatch(value, attribute) }
-            return .blob(attribute.allowsExternalBinaryDataStorage ? ExternalBinaryData.encode(data) : data)
+            return blob(data, for: attribute)
         case .uuid:
             guard let uuid = value as? UUID else { return mismatch(value, attribute) }
             return .blob(withUnsafeBytes(of: uuid.uuid) { Data($0) })
@@ -69,8 +69,14 @@ enum SQLiteValueMapping {
                 throw PersistenceError.invalidRequest(
                     "\(attribute.entity?.name ?? "?").\(attribute.name): no value transformer registered as '\(attribute.valueTransformerName ?? "")' for \(type(of: value))")
             }
-            return .blob(attribute.allowsExternalBinaryDataStorage ? ExternalBinaryData.encode(encoded) : encoded)
+            return blob(encoded, for: attribute)
         }
+    }
+
+    /// Bytes as the attribute's column holds them: behind Core Data's marker when it allows
+    /// external storage.
+    private static func blob(_ data: Data, for attribute: AttributeDescription) -> SQLiteValue {
+        .blob(attribute.allowsExternalBinaryDataStorage ? ExternalBinaryData.encode(data) : data)
     }
 
     private static func mismatch(_ value: Any, _ attribute: AttributeDescription) -> SQLiteValue {
@@ -79,20 +85,9 @@ enum SQLiteValueMapping {
         .null
     }
 
-    /// Column `column` of the current row as `attribute`'s Swift value. The common pairs (an
-    /// integer column for an integer attribute, text for a string, a real for a double or a date)
-    /// are read straight from the statement; the rest go through `SQLiteValue`.
-    /// `attribute` is asked only for the uncommon pairs; `external` finds the files that values
-    /// stored outside the row name.
-    static func storedValue(_ statement: OpaquePointer, column: Int32, type: AttributeType, external: ExternalBinaryData,
-                            attribute: () -> AttributeDescription?) -> StoredValue {
-        if let value = commonValue(statement, column: column, type: type) { return value }
-        guard let attribute = attribute() else { return .null }
-        return StoredValue(swiftValue(SQLiteValue(statement: statement, column: column), for: attribute, external: external))
-    }
-
-    /// The value of a common pair (or NULL) read straight from the statement; `nil` for the rest,
-    /// which need the attribute.
+    /// Column `column` of the current row, for a common pair of storage class and attribute type
+    /// (an integer column for an integer attribute, text for a string, a real for a double or a
+    /// date) or NULL, read straight from the statement; `nil` for the rest (`otherValue`).
     @inline(__always)
     static func commonValue(_ statement: OpaquePointer, column: Int32, type: AttributeType) -> StoredValue? {
         let storage = sqlite3_column_type(statement, column)
@@ -112,6 +107,14 @@ enum SQLiteValueMapping {
         default:
             return nil
         }
+    }
+
+    /// Column `column` of the current row as `attribute`'s value when `commonValue` has none: through
+    /// `SQLiteValue`, with `external` finding the files that values stored outside the row name.
+    static func otherValue(_ statement: OpaquePointer, column: Int32, external: ExternalBinaryData,
+                           attribute: AttributeDescription?) -> StoredValue {
+        guard let attribute else { return .null }
+        return StoredValue(swiftValue(SQLiteValue(statement: statement, column: column), for: attribute, external: external))
     }
 
     static func swiftValue(_ value: SQLiteValue, for attribute: AttributeDescription, external: ExternalBinaryData) -> Any? {
