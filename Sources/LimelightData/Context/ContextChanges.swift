@@ -79,12 +79,6 @@ extension ManagedObjectContext {
         if wasDeleted { deletedSet.remove(object) }
         pendingInserted.insert(object)
         if isFirstInsert {
-            // Values still shared with the entity's empty ones would be copied at the first write,
-            // element by element; a new array of empty slots is cheaper.
-            if object.values.withUnsafeBufferPointer({ $0.baseAddress })
-                == object.entityLayout.emptyValues.withUnsafeBufferPointer({ $0.baseAddress }) {
-                object.values = Array(repeating: .null, count: object.values.count)
-            }
             for (index, value) in object.entityLayout.initialValues {
                 // Defaults fill attributes not set yet; to-manys always start empty.
                 if object.entityLayout.kinds[index] == .toMany || object.values[index].isNull { object.values[index] = value }
