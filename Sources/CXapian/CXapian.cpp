@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -13,6 +14,11 @@ struct cx_doc {
     Xapian::Document document;
     Xapian::TermGenerator generator;
     bool stemming = false;
+};
+
+struct cx_built {
+    Xapian::Document document;
+    std::string unique_term;
 };
 
 namespace {
@@ -125,12 +131,8 @@ void cx_writer_close(cx_writer *writer) {
     delete writer;
 }
 
-int cx_writer_replace(cx_writer *writer, const char *unique_term, const cx_doc *doc, cx_error *error) {
-    return guarded(error, [&] {
-        Xapian::Document document = doc->document;
-        document.add_boolean_term(unique_term);
-        writer->db.replace_document(unique_term, document);
-    });
+int cx_writer_replace(cx_writer *writer, const cx_built *built, cx_error *error) {
+    return guarded(error, [&] { writer->db.replace_document(built->unique_term, built->document); });
 }
 
 int cx_writer_delete(cx_writer *writer, const char *unique_term, cx_error *error) {
@@ -220,6 +222,22 @@ int cx_doc_add_boolean_term(cx_doc *doc, const char *term, cx_error *error) {
 int cx_doc_add_value(cx_doc *doc, unsigned slot, const char *value, size_t length, cx_error *error) {
     return guarded(error, [&] { doc->document.add_value(slot, std::string(value, length)); });
 }
+
+cx_built *cx_doc_finish(cx_doc *doc, const char *unique_term, cx_error *error) {
+    cx_built *built = nullptr;
+    guarded(error, [&] {
+        doc->document.add_boolean_term(unique_term);
+        std::unique_ptr<cx_built> result(new cx_built{doc->document, unique_term});
+        // Xapian's documents share their contents by a count that is not atomic: the builder lets
+        // go of this one now, so the thread that writes it holds the only reference.
+        doc->document = Xapian::Document();
+        doc->generator.set_document(doc->document);
+        built = result.release();
+    });
+    return built;
+}
+
+void cx_built_free(cx_built *built) { delete built; }
 
 int cx_doc_index_text(cx_doc *doc, const char *text, const char *prefix, cx_error *error) {
     return guarded(error, [&] {

@@ -28,13 +28,15 @@ void cx_free(void *pointer);
 typedef struct cx_writer cx_writer;
 typedef struct cx_reader cx_reader;
 typedef struct cx_doc cx_doc;
+typedef struct cx_built cx_built;
 
 // Writable database, created when missing; retries a held lock for lock_timeout seconds.
 cx_writer *cx_writer_open(const char *path, double lock_timeout, cx_error *error);
 void cx_writer_close(cx_writer *writer);
 // Commits and releases the write lock; later calls on the writer fail with an error.
 int cx_writer_close_database(cx_writer *writer, cx_error *error);
-int cx_writer_replace(cx_writer *writer, const char *unique_term, const cx_doc *doc, cx_error *error);
+// Adds the built document, or replaces the one with its unique term.
+int cx_writer_replace(cx_writer *writer, const cx_built *built, cx_error *error);
 int cx_writer_delete(cx_writer *writer, const char *unique_term, cx_error *error);
 int cx_writer_contains(cx_writer *writer, const char *term, cx_error *error);  // 1, 0, or -1 on error
 int cx_writer_commit(cx_writer *writer, cx_error *error);
@@ -62,6 +64,11 @@ void cx_doc_set_data(cx_doc *doc, const char *data, size_t length);
 int cx_doc_add_boolean_term(cx_doc *doc, const char *term, cx_error *error);
 int cx_doc_add_value(cx_doc *doc, unsigned slot, const char *value, size_t length, cx_error *error);
 int cx_doc_index_text(cx_doc *doc, const char *text, const char *prefix, cx_error *error);
+// Takes the document out of the builder, with its unique term, ready to write; the builder is
+// left empty for the next. Building may happen on any thread, one builder per thread: the
+// result is handed to the writer's thread whole.
+cx_built *cx_doc_finish(cx_doc *doc, const char *unique_term, cx_error *error);
+void cx_built_free(cx_built *built);
 
 // Read-only database. Every read reopens once on DatabaseModifiedError and tries again.
 cx_reader *cx_reader_open(const char *path, cx_error *error);

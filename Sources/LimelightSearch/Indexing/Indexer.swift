@@ -14,6 +14,10 @@ public final class Indexer {
     private let manifests: [String: ImporterManifest]
     private var fields: Set<String>
     private var slots: [String: UInt32]
+    /// Fields or value slots first seen since the index last recorded them in its metadata.
+    private var layoutChanged = false
+    /// Generates the terms of imported records, on the thread that imports them.
+    private let builder: DocumentBuilder
     private let logger = Logger(label: "limelight.indexer")
     /// One encoder for every document's data rather than one per document.
     private let encoder = JSONEncoder()
@@ -32,6 +36,7 @@ public final class Indexer {
                 importerDirectories: [URL] = ImporterManifest.searchDirectories()) throws {
         try FileManager.default.createDirectory(at: indexPath.deletingLastPathComponent(), withIntermediateDirectories: true)
         index = try SearchIndex(path: indexPath.path, language: language, lockTimeout: lockTimeout)
+        builder = try DocumentBuilder(language: language)
         self.language = language
         generic = GenericImporter(registry: registry)
         let discovered = ImporterManifest.discover(in: importerDirectories)
@@ -75,15 +80,16 @@ public final class Indexer {
     /// 500, and the writer works on one chunk while the next is read.
     static let importChunkSize = 1000
 
-    /// One marker as imported: its modification time (nil when it is gone) and its record.
+    /// One marker as imported: its modification time (nil when it is gone) and its document,
+    /// built and ready to write.
     struct ImportedMarker {
         var marker: String
         var markerTime: Double?
-        var outcome: Result<IndexRecord, any Error>
+        var outcome: Result<BuiltDocument, any Error>
     }
 
-    /// Imports a chunk of markers: those with an importer program through it, one by one, the
-    /// rest through the generic importer together.
+    /// Imports a chunk of markers (those with an importer program through it, one by one, the
+    /// rest through the generic importer together) and builds their documents.
     private func importChunk(_ markers: [String]) -> [ImportedMarker] {
         let times = markers.map(AtomicFileTime.modificationTime)
         var outcomes = [Result<IndexRecord, any Error>?](repeating: nil, count: markers.count)
@@ -98,15 +104,21 @@ public final class Indexer {
         let imported = generic.importRecords(markerPaths: genericPositions.map { markers[$0] })
         for (position, outcome) in zip(genericPositions, imported) { outcomes[position] = outcome }
         return markers.indices.map { position in
-            ImportedMarker(marker: markers[position], markerTime: times[position],
-                           outcome: outcomes[position] ?? .failure(ExternalRecordError(path: markers[position], reason: "the marker is gone")))
+            let marker = markers[position]
+            guard let markerTime = times[position], let imported = outcomes[position] else {
+                return ImportedMarker(marker: marker, markerTime: nil, outcome: .failure(ExternalRecordError(path: marker, reason: "the marker is gone")))
+            }
+            return ImportedMarker(marker: marker, markerTime: markerTime, outcome: Result {
+                try builder.build(document(for: imported.get(), markerTime: markerTime))
+            })
         }
     }
 
     /// Indexes `changed` markers and removes the documents of `removedURIs`, then commits once.
     /// `progress` is called after each marker with the number done so far.
     ///
-    /// Records are imported on a second thread while this one writes them to the index.
+    /// Records are imported and their documents built on a second thread while this one writes
+    /// them to the index.
     @discardableResult
     public func apply(changed: [String], removedURIs: [String], progress: ((Int) -> Void)? = nil) -> BatchReport {
         var report = BatchReport()
@@ -133,9 +145,9 @@ public final class Indexer {
                 done += 1
                 defer { progress?(done) }
                 // A marker removed since it was listed is the removal's business, not a failure.
-                guard let markerTime = item.markerTime else { continue }
+                guard item.markerTime != nil else { continue }
                 do {
-                    try index.replaceDocument(document(for: item.outcome.get(), markerTime: markerTime))
+                    try index.replaceDocument(item.outcome.get())
                     report.indexed += 1
                     failures[item.marker] = nil
                 } catch {
@@ -147,6 +159,9 @@ public final class Indexer {
         }
         if failures.count > 200 { failures = Dictionary(uniqueKeysWithValues: failures.prefix(200).map { ($0.key, $0.value) }) }
         do {
+            // Written here rather than as documents are built: building happens on the import
+            // thread, and the database is this thread's.
+            if layoutChanged { try writeLayout() }
             try index.setMetadata(ISO8601Timestamp.string(from: Date()), forKey: IndexLayout.lastCommitKey)
             if inTransaction { try index.commitTransaction() } else { try index.commit() }
         } catch {
@@ -161,32 +176,26 @@ public final class Indexer {
             throw ExternalRecordError(path: record.marker, reason: "cannot tell the object URI")
         }
         var fieldTexts: [(prefix: String, text: String)] = []
-        var newFields = false
         for (name, text) in (record.fields ?? [:]).sorted(by: { $0.key < $1.key }) {
             fieldTexts.append((IndexLayout.fieldPrefix(name), text))
-            if fields.insert(name).inserted { newFields = true }
+            if fields.insert(name).inserted { layoutChanged = true }
         }
         if let text = record.text, !text.isEmpty { fieldTexts.append(("", text)) }
         var values: [UInt32: Data] = [IndexLayout.markerTimeSlot: SearchIndex.sortableSerialise(markerTime)]
         let parts = IndexLayout.MarkerParts(record.marker)
         let displayName = record.displayName ?? parts.fileName
         values[IndexLayout.displayNameSlot] = Self.sortKey(displayName)
-        var newSlots = false
         for (name, value) in record.values ?? [:] {
             let slot = slots[name] ?? {
                 let next = (slots.values.max() ?? IndexLayout.firstPropertySlot - 1) + 1
                 slots[name] = next
-                newSlots = true
+                layoutChanged = true
                 return next
             }()
             switch value {
             case .number(let number): values[slot] = SearchIndex.sortableSerialise(number)
             case .text(let text): values[slot] = Self.sortKey(text)
             }
-        }
-        if newFields { try index.setMetadata(fields.sorted().joined(separator: ","), forKey: IndexLayout.fieldsKey) }
-        if newSlots {
-            try index.setMetadata(slots.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ","), forKey: IndexLayout.slotsKey)
         }
         values[IndexLayout.snippetSlot] = Data(fieldTexts.map(\.text).filter { !$0.isEmpty }.joined(separator: " — ").utf8)
         let entity = record.entity ?? parts.entity
@@ -199,6 +208,13 @@ public final class Indexer {
 }
 
 extension Indexer {
+    /// Records the fields and value slots documents use, for searches to know them by name.
+    private func writeLayout() throws {
+        try index.setMetadata(fields.sorted().joined(separator: ","), forKey: IndexLayout.fieldsKey)
+        try index.setMetadata(slots.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ","), forKey: IndexLayout.slotsKey)
+        layoutChanged = false
+    }
+
     /// A text value as sorted: lower-cased, in UTF-8. The same bytes as `text.lowercased()` (which
     /// maps every scalar through its lowercase mapping), with ASCII mapped directly: the standard
     /// library's per-scalar path makes a string per scalar, and every indexed text goes through here.

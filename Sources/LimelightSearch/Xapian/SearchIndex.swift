@@ -9,23 +9,19 @@ public final class SearchIndex: @unchecked Sendable {
     public let language: String
     private let handle: OpaquePointer
 
+    /// Builds the documents `replaceDocument(_: IndexDocument)` is given.
+    private let builder: DocumentBuilder
+
     /// Opens or creates the database, waiting up to `lockTimeout` seconds for another writer.
     public init(path: String, language: String = "english", lockTimeout: TimeInterval = 2) throws {
         self.path = path
         self.language = language
         // An unknown stemming language is refused now rather than on every document.
-        cx_doc_free(try xapianCall(path: path, { cx_doc_new(language, $0) }, failed: { $0 == nil }))
+        builder = try DocumentBuilder(language: language)
         handle = try xapianObject(path: path, { cx_writer_open(path, lockTimeout, $0) })
     }
 
-    /// The document every `replaceDocument` fills: emptied each time, so its term generator and
-    /// stemmer are made once per index rather than once per document.
-    private var scratch: OpaquePointer?
-
-    deinit {
-        if let scratch { cx_doc_free(scratch) }
-        cx_writer_close(handle)
-    }
+    deinit { cx_writer_close(handle) }
 
     /// Commits and releases the write lock now rather than when the value goes away, so another
     /// writer can start; anything done with this index afterwards fails with an error.
@@ -35,25 +31,12 @@ public final class SearchIndex: @unchecked Sendable {
 
     /// Adds the document, or replaces the one with the same unique term.
     public func replaceDocument(_ document: IndexDocument) throws {
-        let doc = try scratch ?? xapianObject(path: path, { cx_doc_new(language, $0) })
-        scratch = doc
-        cx_doc_clear(doc)
-        document.data.withUnsafeBytes { cx_doc_set_data(doc, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
-        for term in document.booleanTerms where !term.isEmpty {
-            try xapianCall(path: path, { cx_doc_add_boolean_term(doc, term, $0) }, failed: { $0 != 0 })
-        }
-        for (slot, value) in document.values {
-            try xapianCall(path: path, { error in
-                value.withUnsafeBytes { cx_doc_add_value(doc, slot, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count, error) }
-            }, failed: { $0 != 0 })
-        }
-        for field in document.fields where !field.text.isEmpty {
-            if !field.prefix.isEmpty {
-                try xapianCall(path: path, { cx_doc_index_text(doc, field.text, field.prefix, $0) }, failed: { $0 != 0 })
-            }
-            try xapianCall(path: path, { cx_doc_index_text(doc, field.text, "", $0) }, failed: { $0 != 0 })
-        }
-        try xapianCall(path: path, { cx_writer_replace(handle, document.uniqueTerm, doc, $0) }, failed: { $0 != 0 })
+        try replaceDocument(builder.build(document))
+    }
+
+    /// Adds a document built elsewhere (`DocumentBuilder`), or replaces the one with its unique term.
+    public func replaceDocument(_ document: BuiltDocument) throws {
+        try xapianCall(path: path, { cx_writer_replace(handle, document.handle, $0) }, failed: { $0 != 0 })
     }
 
     public func deleteDocument(uniqueTerm: String) throws {
