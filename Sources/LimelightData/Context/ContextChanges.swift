@@ -145,13 +145,19 @@ extension ManagedObjectContext {
 
     /// Called by objects when a value changed through change tracking.
     func objectDidChange(_ object: ManagedObject, index: Int, oldValue: StoredValue, registerUndo: Bool) {
+        markUpdated(object)
+        if registerUndo {
+            undoManager?.register { _ in object.restoreSlot(index, to: oldValue) }
+        }
+    }
+
+    /// Counts a saved object as updated, for a change that is not undone on its own (the inverse
+    /// side of a relationship change, which undoing the change itself puts back).
+    func markUpdated(_ object: ManagedObject) {
         if !object.insertedFlag && !object.deletedFlag {
             object.updatedFlag = true
             updatedSet.insert(object)
             pendingUpdated.insert(object)
-        }
-        if registerUndo {
-            undoManager?.register { _ in object.restoreSlot(index, to: oldValue) }
         }
     }
 

@@ -50,7 +50,8 @@ extension ManagedObjectContext {
             for object in updated {
                 let index = try router.batch(for: object.objectID, in: &batches)
                 batches[index].changes.updated.append(ObjectSnapshot(id: object.objectID, values: object.values,
-                                                                     version: object.storeVersion, changed: Self.changedSlots(of: object)))
+                                                                     version: object.storeVersion, changed: Self.changedSlots(of: object),
+                                                                     committedValues: object.committedValues))
             }
             for object in deletedSet {
                 let index = try router.batch(for: object.objectID, in: &batches)

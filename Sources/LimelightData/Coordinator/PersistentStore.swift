@@ -62,6 +62,9 @@ struct ObjectSnapshot {
     let version: Int64
     /// For updates: slots whose value changed since the last save.
     let changed: [Int]
+    /// For updates: the values as last saved, so a to-many's join rows are written as a change
+    /// (the rows added and removed) rather than all over again.
+    var committedValues: [StoredValue]? = nil
 }
 
 /// Everything one save writes, in one store transaction.

@@ -80,21 +80,25 @@ extension ManagedObject {
 
     /// Puts `other` into this object's side of a relationship, as the inverse of a change made on
     /// `other`. Not registered for undo: undoing the original change restores both sides.
+    ///
+    /// The inverse of a to-many is often large (a tag's items, while each item gets its tags), so
+    /// the slot lets go of its array before the change: the append then happens in place, where a
+    /// copy of every ID each time made filling such a relationship quadratic.
     func linkInverse(_ relationship: RelationshipDescription, to other: ManagedObject) {
         guard let index = entity.index(of: relationship.name) else { return }
         if relationship.isToMany {
             var ids = relatedIDsLoaded(relationship, at: index)
             guard !ids.contains(other.objectID) else { return }
+            values[index] = .null
             ids.append(other.objectID)
-            let old = StoredValue.toMany(.loaded(ids.dropLast()))
             values[index] = .toMany(.loaded(ids))
-            managedObjectContext?.objectDidChange(self, index: index, oldValue: old, registerUndo: false)
+            managedObjectContext?.markUpdated(self)
         } else {
             if faultFlag { managedObjectContext?.fireFault(self) }
             let oldID = values[index].objectID
             guard oldID != other.objectID else { return }
             values[index] = .objectID(other.objectID)
-            managedObjectContext?.objectDidChange(self, index: index, oldValue: oldID.map(StoredValue.objectID) ?? .null, registerUndo: false)
+            managedObjectContext?.markUpdated(self)
             // A one-to-one or many-to-one move: the previous partner lets go of this object.
             if let oldID, let context = managedObjectContext, let back = relationship.inverseRelationship {
                 context.object(with: oldID).unlinkInverse(back, from: objectID)
@@ -105,17 +109,18 @@ extension ManagedObject {
     func unlinkInverse(_ relationship: RelationshipDescription, from otherID: ManagedObjectID) {
         guard let index = entity.index(of: relationship.name) else { return }
         if relationship.isToMany {
-            let ids = relatedIDsLoaded(relationship, at: index)
+            var ids = relatedIDsLoaded(relationship, at: index)
             guard let position = ids.firstIndex(of: otherID) else { return }
-            var remaining = ids
-            remaining.remove(at: position)
-            values[index] = .toMany(.loaded(remaining))
-            managedObjectContext?.objectDidChange(self, index: index, oldValue: .toMany(.loaded(ids)), registerUndo: false)
+            // In place, as in `linkInverse`.
+            values[index] = .null
+            ids.remove(at: position)
+            values[index] = .toMany(.loaded(ids))
+            managedObjectContext?.markUpdated(self)
         } else {
             if faultFlag { managedObjectContext?.fireFault(self) }
             guard values[index].objectID == otherID else { return }
             values[index] = .null
-            managedObjectContext?.objectDidChange(self, index: index, oldValue: .objectID(otherID), registerUndo: false)
+            managedObjectContext?.markUpdated(self)
         }
     }
 

@@ -192,7 +192,7 @@ extension SQLiteStore {
         guard rc == SQLITE_OK else { throw db.error("binding the values of \(plan.insertSQL)") }
         try db.step(statement, sql: plan.insertSQL)
         if !plan.joinTableSlots.isEmpty {
-            try writeJoinRows(values, id: id, indices: plan.joinTableSlots, replacing: false, resolve: resolve, db: db)
+            try writeJoinRows(values, id: id, indices: plan.joinTableSlots, replacing: false, committed: nil, resolve: resolve, db: db)
         }
     }
 
@@ -204,7 +204,8 @@ extension SQLiteStore {
         let changed = try db.run("UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?",
                                  columns.map(\.1) + [.integer(pk), .integer(snapshot.version)])
         guard changed == 1 else { return false }
-        try writeJoinRows(snapshot.values, id: snapshot.id, indices: snapshot.changed, replacing: true, resolve: resolve, db: db)
+        try writeJoinRows(snapshot.values, id: snapshot.id, indices: snapshot.changed, replacing: true,
+                          committed: snapshot.committedValues, resolve: resolve, db: db)
         return true
     }
 
@@ -219,19 +220,33 @@ extension SQLiteStore {
         return true
     }
 
+    /// Writes the join rows of many-to-many slots: a new object's all, an update's (`replacing`)
+    /// as the rows added and removed since the saved IDs in `committed`, so adding one item to a
+    /// tag with thousands does not rewrite them all. An update whose saved IDs are unknown (a
+    /// to-many not loaded before the change) replaces the source's rows whole. Both sides of a
+    /// relationship may write the same row: an insert ignores one already there, a removal
+    /// finds none.
     private func writeJoinRows(_ values: [StoredValue], id: ManagedObjectID, indices: [Int], replacing: Bool,
-                               resolve: (ManagedObjectID) -> ManagedObjectID, db: SQLiteConnection) throws {
+                               committed: [StoredValue]?, resolve: (ManagedObjectID) -> ManagedObjectID,
+                               db: SQLiteConnection) throws {
         guard let pk = id.primaryKey else { return }
         for index in indices {
             guard let relationship = id.entity.properties[index] as? RelationshipDescription,
                   let join = schema.joinTable(for: relationship),
                   case .toMany(.loaded(let related)) = values[index] else { continue }
-            if replacing { try db.run("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [.integer(pk)]) }
-            for other in related {
-                guard let otherKey = resolve(other).primaryKey else { continue }
-                try db.run("INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)",
-                           [.integer(pk), .integer(otherKey)])
+            let keys = related.compactMap { resolve($0).primaryKey }
+            var added = keys
+            if replacing, let committed, case .toMany(.loaded(let savedIDs)) = committed[index] {
+                let before = Set(savedIDs.compactMap(\.primaryKey))
+                let after = Set(keys)
+                added = keys.filter { !before.contains($0) }
+                let delete = "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?"
+                for removed in before where !after.contains(removed) { try db.run(delete, [.integer(pk), .integer(removed)]) }
+            } else if replacing {
+                try db.run("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [.integer(pk)])
             }
+            let insert = "INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)"
+            for otherKey in added { try db.run(insert, [.integer(pk), .integer(otherKey)]) }
         }
     }
 }
