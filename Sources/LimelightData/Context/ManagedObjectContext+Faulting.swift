@@ -92,15 +92,15 @@ extension ManagedObjectContext {
     }
 
     /// The IDs on the other end of a relationship, loading a to-many with one query on first use.
-    func relatedIDs(of object: ManagedObject, relationship: RelationshipDescription, slot: StoredValue) -> [ManagedObjectID] {
+    func relatedIDs(of object: ManagedObject, relationship: RelationshipDescription, slot: StoredValue) -> RelatedIDs {
         if !relationship.isToMany { return slot.objectID.map { [$0] } ?? [] }
         if case .toMany(.loaded(let ids)) = slot { return ids }
         guard !object.objectID.isTemporaryID, let coordinator = persistentStoreCoordinator,
               let index = object.entity.index(of: relationship.name) else { return [] }
         do {
-            let ids = try coordinator.withStores {
+            let ids = RelatedIDs(try coordinator.withStores {
                 try coordinator.store(for: object.objectID).relatedIDs(of: object.objectID, relationship: relationship)
-            }
+            })
             object.values[index] = .toMany(.loaded(ids))
             if object.committedValues != nil { object.committedValues?[index] = .toMany(.loaded(ids)) }
             return ids

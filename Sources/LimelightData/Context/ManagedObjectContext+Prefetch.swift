@@ -73,10 +73,10 @@ extension ManagedObjectContext {
                 owner.prefetchedObjects[relationship.name] = related
                 reached += related
                 if owner.faultFlag, owner.cachedRow != nil {
-                    owner.cachedRow?.values[index] = .toMany(.loaded(ids))
+                    owner.cachedRow?.values[index] = .toMany(.loaded(RelatedIDs(ids)))
                 } else if !owner.faultFlag, case .toMany(.fault) = owner.values[index] {
-                    owner.values[index] = .toMany(.loaded(ids))
-                    if owner.committedValues != nil { owner.committedValues?[index] = .toMany(.loaded(ids)) }
+                    owner.values[index] = .toMany(.loaded(RelatedIDs(ids)))
+                    if owner.committedValues != nil { owner.committedValues?[index] = .toMany(.loaded(RelatedIDs(ids))) }
                 }
             }
         }

@@ -13,11 +13,11 @@ extension ManagedObject {
     public func objectIDs(forRelationshipNamed name: String) -> [ManagedObjectID] {
         guard let index = entityLayout.keys.index(of: name),
               let relationship = entity.properties[index] as? RelationshipDescription else { return [] }
-        return relatedIDsLoaded(relationship, at: index)
+        return relatedIDsLoaded(relationship, at: index).ids
     }
 
     /// The IDs a relationship's slot holds, a to-many's loaded from the store first if need be.
-    func relatedIDsLoaded(_ relationship: RelationshipDescription, at index: Int) -> [ManagedObjectID] {
+    func relatedIDsLoaded(_ relationship: RelationshipDescription, at index: Int) -> RelatedIDs {
         if faultFlag { managedObjectContext?.fireFault(self) }
         guard let context = managedObjectContext else {
             switch values[index] {
@@ -46,18 +46,25 @@ extension ManagedObject {
     func changeToMany(_ key: String, adding added: ManagedObject? = nil, removing removed: ManagedObject? = nil) -> Bool {
         guard let index = entity.index(of: key), let relationship = entity.properties[index] as? RelationshipDescription,
               relationship.isToMany else { return false }
-        let oldIDs = relatedIDsLoaded(relationship, at: index)
-        var ids = oldIDs
-        if let added {
-            guard !ids.contains(added.objectID) else { return true }
-            ids.append(added.objectID)
-        }
-        if let removed {
-            guard let position = ids.firstIndex(of: removed.objectID) else { return true }
-            ids.remove(at: position)
-        }
+        var ids = relatedIDsLoaded(relationship, at: index)
+        if let added, ids.contains(added.objectID) { return true }
+        if let removed, !ids.contains(removed.objectID) { return true }
+        // Undo of an unordered to-many undoes just this change, so filling a large one does not
+        // copy its list for each object added; an ordered one's puts the list back, positions
+        // and all. The slot lets go of its list first, so the change is made in place.
+        let old: StoredValue? = relationship.isOrdered ? .toMany(.loaded(ids)) : nil
+        values[index] = .null
+        if let added { ids.insert(added.objectID) }
+        if let removed { ids.remove(removed.objectID) }
         values[index] = .toMany(.loaded(ids))
-        managedObjectContext?.objectDidChange(self, index: index, oldValue: .toMany(.loaded(oldIDs)), registerUndo: true)
+        if let context = managedObjectContext {
+            if let old {
+                context.objectDidChange(self, index: index, oldValue: old, registerUndo: true)
+            } else {
+                context.markUpdated(self)
+                context.undoManager?.register { [self] _ in _ = changeToMany(key, adding: removed, removing: added) }
+            }
+        }
         guard let inverse = relationship.inverseRelationship, let context = managedObjectContext else { return true }
         if let added { context.object(with: added.objectID).linkInverse(inverse, to: self) }
         if let removed { context.object(with: removed.objectID).unlinkInverse(inverse, from: objectID) }
@@ -69,8 +76,8 @@ extension ManagedObject {
         var unique: [ManagedObjectID] = []
         var seen: Set<ManagedObjectID> = []
         for id in newIDs where seen.insert(id).inserted { unique.append(id) }
-        if unique == oldIDs { return }
-        values[index] = .toMany(.loaded(unique))
+        if unique == oldIDs.ids { return }
+        values[index] = .toMany(.loaded(RelatedIDs(unique)))
         managedObjectContext?.objectDidChange(self, index: index, oldValue: .toMany(.loaded(oldIDs)), registerUndo: registerUndo)
         guard let inverse = relationship.inverseRelationship, let context = managedObjectContext else { return }
         let oldSet = Set(oldIDs)
@@ -90,7 +97,7 @@ extension ManagedObject {
             var ids = relatedIDsLoaded(relationship, at: index)
             guard !ids.contains(other.objectID) else { return }
             values[index] = .null
-            ids.append(other.objectID)
+            ids.insert(other.objectID)
             values[index] = .toMany(.loaded(ids))
             managedObjectContext?.markUpdated(self)
         } else {
@@ -110,10 +117,10 @@ extension ManagedObject {
         guard let index = entity.index(of: relationship.name) else { return }
         if relationship.isToMany {
             var ids = relatedIDsLoaded(relationship, at: index)
-            guard let position = ids.firstIndex(of: otherID) else { return }
+            guard ids.contains(otherID) else { return }
             // In place, as in `linkInverse`.
             values[index] = .null
-            ids.remove(at: position)
+            ids.remove(otherID)
             values[index] = .toMany(.loaded(ids))
             managedObjectContext?.markUpdated(self)
         } else {
@@ -130,7 +137,7 @@ extension ManagedObject {
         if let relationship = property as? RelationshipDescription {
             if relationship.isToMany {
                 let ids: [ManagedObjectID]
-                if case .toMany(.loaded(let loaded)) = raw { ids = loaded } else { ids = [] }
+                if case .toMany(.loaded(let loaded)) = raw { ids = loaded.ids } else { ids = [] }
                 replaceToMany(relationship, at: index, with: ids, registerUndo: true)
             } else {
                 setToOne(relationship, at: index, to: raw.objectID, registerUndo: true)
@@ -146,7 +153,7 @@ extension ManagedObject {
             if case .objectID(let id) = slot, let new = mapping[id] {
                 slot = .objectID(new)
             } else if case .toMany(.loaded(let ids)) = slot, ids.contains(where: { mapping[$0] != nil }) {
-                slot = .toMany(.loaded(ids.map { mapping[$0] ?? $0 }))
+                slot = .toMany(.loaded(RelatedIDs(ids.map { mapping[$0] ?? $0 })))
             }
         }
         for index in entity.relationshipIndices {

@@ -4,7 +4,7 @@ import Foundation
 @usableFromInline
 enum ToManySlot {
     case fault
-    case loaded([ManagedObjectID])
+    case loaded(RelatedIDs)
 }
 
 extension ManagedObject {
@@ -114,7 +114,7 @@ extension ManagedObject {
             // to-many is read again on every access.
             var siblings: FaultSiblings?
             for (position, object) in objects.enumerated() where objects.count > 1 && FaultSiblings.canAdopt(object) {
-                if siblings == nil { siblings = FaultSiblings(ids: ids, source: .init(owner: objectID, relationship: relationship)) }
+                if siblings == nil { siblings = FaultSiblings(ids: ids.ids, source: .init(owner: objectID, relationship: relationship)) }
                 siblings?.adopt(object, at: position)
             }
             return relationship.isOrdered ? objects as Any : Set(objects) as Any

@@ -29,7 +29,7 @@ final class InMemoryStore: PersistentStore, @unchecked Sendable {
     override func relatedIDs(of id: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
         guard let row = rowsByID[id], let index = id.entity.index(of: relationship.name),
               case .toMany(.loaded(let ids)) = row.values[index] else { return [] }
-        return ids
+        return ids.ids
     }
 
     override func save(_ changes: SaveChanges) throws -> [ManagedObjectID] {
@@ -44,7 +44,7 @@ final class InMemoryStore: PersistentStore, @unchecked Sendable {
             values.map { value in
                 switch value {
                 case .objectID(let id): return .objectID(mapping.resolve(id))
-                case .toMany(.loaded(let ids)): return .toMany(.loaded(ids.map { mapping.resolve($0) }))
+                case .toMany(.loaded(let ids)): return .toMany(.loaded(RelatedIDs(ids.map { mapping.resolve($0) })))
                 default: return value
                 }
             }
