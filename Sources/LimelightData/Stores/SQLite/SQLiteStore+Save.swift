@@ -245,8 +245,15 @@ extension SQLiteStore {
             } else if replacing {
                 try db.run("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [.integer(pk)])
             }
-            let insert = "INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)"
-            for otherKey in added { try db.run(insert, [.integer(pk), .integer(otherKey)]) }
+            guard !added.isEmpty else { continue }
+            let insertSQL = "INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)"
+            let insert = try db.prepare(insertSQL)
+            for otherKey in added {
+                guard sqlite3_bind_int64(insert, 1, pk) | sqlite3_bind_int64(insert, 2, otherKey) == SQLITE_OK else {
+                    throw db.error("binding the keys of \(insertSQL)")
+                }
+                try db.step(insert, sql: insertSQL)
+            }
         }
     }
 }
