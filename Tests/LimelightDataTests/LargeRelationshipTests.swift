@@ -4,21 +4,26 @@ import Testing
 
 /// Relationships with hundreds of objects on one side: what is written and kept as they change.
 @Suite struct LargeRelationshipTests {
+    /// A library named Alpha and `count` members (M0, M1 …), not yet related.
+    func libraryAndMembers(_ count: Int, in context: ManagedObjectContext) throws -> (library: ManagedObject, members: [ManagedObject]) {
+        let library = try context.insertNewObject(forEntityName: "Library")
+        library.setValue("Alpha", forKey: "name")
+        let members = try (0..<count).map { index in
+            let member = try context.insertNewObject(forEntityName: "Member")
+            member.setValue("M\(index)", forKey: "name")
+            return member
+        }
+        return (library, members)
+    }
+
     /// Adding one member to a library with hundreds writes one join row, not all of them again,
     /// and the rows stay right through additions, removals and a whole replacement.
     @Test func aManyToManyChangeWritesOnlyTheRowsThatChanged() throws {
         let folder = try TemporaryFolder()
         let url = folder.file("m2m-rows.sqlite")
         let context = try LibraryGraph.context(url)
-        let library = try context.insertNewObject(forEntityName: "Library")
-        library.setValue("Alpha", forKey: "name")
-        var members: [ManagedObject] = []
-        for index in 0..<300 {
-            let member = try context.insertNewObject(forEntityName: "Member")
-            member.setValue("M\(index)", forKey: "name")
-            library.mutableSetValue(forKey: "members").insert(member)
-            members.append(member)
-        }
+        let (library, members) = try libraryAndMembers(300, in: context)
+        library.setValue(Set(members), forKey: "members")
         try context.save()
         let log = try StatementLog(context)
         let newcomer = try context.insertNewObject(forEntityName: "Member")
@@ -47,13 +52,7 @@ import Testing
         let folder = try TemporaryFolder()
         let url = folder.file("large.sqlite")
         let context = try LibraryGraph.context(url)
-        let library = try context.insertNewObject(forEntityName: "Library")
-        library.setValue("Alpha", forKey: "name")
-        let members = try (0..<100).map { index in
-            let member = try context.insertNewObject(forEntityName: "Member")
-            member.setValue("M\(index)", forKey: "name")
-            return member
-        }
+        let (library, members) = try libraryAndMembers(100, in: context)
         for member in members + members.prefix(10) { library.mutableSetValue(forKey: "members").insert(member) }
         // The other side too, for objects the library already holds.
         members[50].mutableSetValue(forKey: "libraries").insert(library)
