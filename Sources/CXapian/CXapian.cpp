@@ -3,12 +3,16 @@
 
 #include <xapian.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
+
+#include <fcntl.h>
 
 struct cx_doc {
     Xapian::Document document;
@@ -117,6 +121,39 @@ cx_writer *cx_writer_open(const char *path, double lock_timeout, cx_error *error
         cx_error_clear(error);
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
+}
+
+int cx_writer_merge(cx_writer *writer, const char *path, const char *const *shards, int count, const char *merged,
+                    cx_error *error) {
+    return guarded(error, [&] {
+        writer->db.commit();
+        Xapian::Database sources(path);
+        for (int i = 0; i < count; ++i) sources.add_database(Xapian::Database(shards[i]));
+        // Document numbers are given afresh: each shard counts from 1.
+        sources.compact(merged);
+        sources.close();
+        if (renameat2(AT_FDCWD, merged, AT_FDCWD, path, RENAME_EXCHANGE) != 0) {
+            // A file system without the atomic exchange: two renames, and a moment in which a
+            // reader opening the index finds none.
+            if (errno != EINVAL && errno != ENOSYS) {
+                throw Xapian::DatabaseError(std::string("cannot swap in the merged index: ") + std::strerror(errno));
+            }
+            std::string aside = std::string(merged) + ".old";
+            if (std::rename(path, aside.c_str()) != 0) {
+                throw Xapian::DatabaseError(std::string("cannot move the index aside: ") + std::strerror(errno));
+            }
+            if (std::rename(merged, path) != 0) {
+                int failure = errno;
+                std::rename(aside.c_str(), path);  // the old index back where it was
+                throw Xapian::DatabaseError(std::string("cannot move the merged index into place: ") + std::strerror(failure));
+            }
+            std::rename(aside.c_str(), merged);
+        }
+        // The writer's lock was on the database now at `merged`; it takes the new one's. Another
+        // writer that got in between makes this fail with a lock error, the documents in place.
+        writer->db.close();
+        writer->db = Xapian::WritableDatabase(path, Xapian::DB_OPEN);
+    });
 }
 
 int cx_writer_close_database(cx_writer *writer, cx_error *error) {

@@ -128,4 +128,48 @@ struct BulkIndexingTests {
         #expect(try reader.search(query).hits.count == (count + 99) / 100)
         #expect(try Reconciler.plan(index: indexer.index, roots: roots).unchanged == count)
     }
+
+    /// A bulk run into an empty index writes two shards and swaps their merge in: the result is
+    /// the index one writer would have made (documents, metadata, searches), nothing is left
+    /// beside it, and later batches go into it as usual.
+    @Test func aBulkRunIntoAnEmptyIndexMergesItsShardsIntoPlace() throws {
+        let scratch = try Scratch()
+        let context = try LibraryModel.open(in: scratch)
+        let count = Indexer.importChunkSize * 3 + 11
+        var books: [ManagedObject] = []
+        for number in 0..<count {
+            books.append(try LibraryModel.addBook(context, title: "Title \(number)", summary: number % 10 == 0 ? "decimal" : "plain",
+                                                  pages: Int32(number)))
+        }
+        try context.save()
+        try LibraryModel.flush(context)
+        let roots = LibraryModel.roots(scratch)
+        let indexURL = scratch.url.appendingPathComponent("index")
+        let indexer = try Indexer(indexPath: indexURL, registry: LibraryModel.registry(scratch), importerDirectories: [])
+        let before = try FileManager.default.attributesOfItem(atPath: indexURL.path)[.systemFileNumber] as? Int
+        let report = indexer.apply(changed: try Reconciler.plan(index: indexer.index, roots: roots).changed, removedURIs: [])
+        #expect(report.indexed == count && report.failed == 0)
+        if ProcessInfo.processInfo.activeProcessorCount > 1 {
+            // Swapped in whole: the index folder is another one now.
+            #expect(try FileManager.default.attributesOfItem(atPath: indexURL.path)[.systemFileNumber] as? Int != before)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).allSatisfy { !$0.contains(".bulk-") })
+        #expect(indexer.index.documentCount == count)
+        #expect(try indexer.index.metadata(forKey: IndexLayout.languageKey) == "english")
+        #expect(try indexer.index.metadata(forKey: IndexLayout.fieldsKey)?.contains("summary") == true)
+        var query = SearchQuery(text: "summary:decimal")
+        query.fieldPrefixes = ["summary": IndexLayout.fieldPrefix("summary")]
+        query.limit = count
+        #expect(try SearchIndexReader(path: indexURL.path).search(query).hits.count == (count + 9) / 10)
+
+        // The writer goes on in the merged index: a change replaces its document, not adds one.
+        books[5].setValue("decimal", forKey: "summary")
+        try context.save()
+        try LibraryModel.flush(context)
+        let plan = try Reconciler.plan(index: indexer.index, roots: roots)
+        #expect(plan.changed.count == 1)
+        #expect(indexer.apply(changed: plan.changed, removedURIs: []).indexed == 1)
+        #expect(indexer.index.documentCount == count)
+        #expect(try SearchIndexReader(path: indexURL.path).search(query).hits.count == (count + 9) / 10 + 1)
+    }
 }

@@ -40,6 +40,12 @@ int cx_writer_replace(cx_writer *writer, const cx_built *built, cx_error *error)
 int cx_writer_delete(cx_writer *writer, const char *unique_term, cx_error *error);
 int cx_writer_contains(cx_writer *writer, const char *term, cx_error *error);  // 1, 0, or -1 on error
 int cx_writer_commit(cx_writer *writer, cx_error *error);
+// Commits, merges the database at `path` (the writer's own) with the `count` databases in
+// `shards` into a new one at `merged`, swaps it into `path` atomically (the replaced database is
+// left at `merged`), and reopens the writer on it. Readers see the old database or the new one,
+// never a mix.
+int cx_writer_merge(cx_writer *writer, const char *path, const char *const *shards, int count, const char *merged,
+                    cx_error *error);
 // A transaction (Xapian's, flushed): nothing is committed until cx_writer_commit_transaction, not
 // even by Xapian's automatic commit every XAPIAN_FLUSH_THRESHOLD changes.
 int cx_writer_begin_transaction(cx_writer *writer, cx_error *error);

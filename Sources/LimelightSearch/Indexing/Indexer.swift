@@ -118,9 +118,14 @@ public final class Indexer {
     /// `progress` is called after each marker with the number done so far.
     ///
     /// Records are imported and their documents built on a second thread while this one writes
-    /// them to the index.
+    /// them to the index. A bulk run into an empty index writes two shards at once instead (see
+    /// `applyInShards`), where a marker counts as done when a shard's writer has it.
     @discardableResult
     public func apply(changed: [String], removedURIs: [String], progress: ((Int) -> Void)? = nil) -> BatchReport {
+        if removedURIs.isEmpty, changed.count >= 2 * Self.importChunkSize, ProcessInfo.processInfo.activeProcessorCount > 1,
+           index.documentCount == 0, let report = applyInShards(changed: changed, progress: progress) {
+            return report
+        }
         var report = BatchReport()
         // One transaction per batch: however large, the batch is written to the index once.
         var inTransaction = true
@@ -143,32 +148,98 @@ public final class Indexer {
         while let chunk = pipeline.next() {
             for item in chunk {
                 done += 1
-                defer { progress?(done) }
-                // A marker removed since it was listed is the removal's business, not a failure.
-                guard item.markerTime != nil else { continue }
-                do {
-                    try index.replaceDocument(item.outcome.get())
-                    report.indexed += 1
-                    failures[item.marker] = nil
-                } catch {
-                    report.failed += 1
-                    failures[item.marker] = "\(error)"
-                    logger.error("cannot index \(item.marker): \(error)")
-                }
+                Self.write(item, to: index, report: &report, failures: &failures, logger: logger)
+                progress?(done)
             }
         }
-        if failures.count > 200 { failures = Dictionary(uniqueKeysWithValues: failures.prefix(200).map { ($0.key, $0.value) }) }
+        trimFailures()
         do {
-            // Written here rather than as documents are built: building happens on the import
-            // thread, and the database is this thread's.
-            if layoutChanged { try writeLayout() }
-            try index.setMetadata(ISO8601Timestamp.string(from: Date()), forKey: IndexLayout.lastCommitKey)
+            try writeBatchMetadata()
             if inTransaction { try index.commitTransaction() } else { try index.commit() }
         } catch {
             logger.error("commit failed: \(error)")
         }
         generic.closeStores()
         return report
+    }
+
+    /// Writes one imported marker's document, counting it in `report` and `failures`.
+    static func write(_ item: ImportedMarker, to index: SearchIndex, report: inout BatchReport, failures: inout [String: String],
+                      logger: Logger) {
+        // A marker removed since it was listed is the removal's business, not a failure.
+        guard item.markerTime != nil else { return }
+        do {
+            try index.replaceDocument(item.outcome.get())
+            report.indexed += 1
+            failures[item.marker] = nil
+        } catch {
+            report.failed += 1
+            failures[item.marker] = "\(error)"
+            logger.error("cannot index \(item.marker): \(error)")
+        }
+    }
+
+    /// A bulk run into an empty index: the import thread builds documents as usual, two shard
+    /// writers take alternate chunks, and the index merges the shards at the end and swaps the
+    /// result in. Writing, most of indexing, then uses two cores where one database takes one
+    /// writer. Nil, having written nothing, when the shards cannot be made.
+    private func applyInShards(changed: [String], progress: ((Int) -> Void)?) -> BatchReport? {
+        let work = index.path + ".bulk-\(getpid())"
+        try? FileManager.default.removeItem(atPath: work)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        var shards: [ShardWriter] = []
+        do {
+            try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+            for number in 0..<2 { shards.append(try ShardWriter(path: "\(work)/shard-\(number)", language: language)) }
+        } catch {
+            logger.warning("writing in one database: cannot make shards in \(work): \(error)")
+            for shard in shards { try? shard.finish() }
+            return nil
+        }
+        // Markers listed twice would be written to both shards and merged as two documents.
+        var seen: Set<String> = []
+        let markers = changed.filter { seen.insert($0).inserted }
+        let pipeline = ImportPipeline(markers: markers, chunkSize: Self.importChunkSize) { [unowned self] in importChunk($0) }
+        var done = 0, next = 0
+        while let chunk = pipeline.next() {
+            shards[next % shards.count].write(chunk)
+            next += 1
+            for _ in chunk {
+                done += 1
+                progress?(done)
+            }
+        }
+        generic.closeStores()
+        var report = BatchReport()
+        do {
+            for shard in shards { try shard.finish() }
+            for shard in shards {
+                report.indexed += shard.report.indexed
+                report.failed += shard.report.failed
+                failures.merge(shard.failures) { $1 }
+            }
+            trimFailures()
+            try writeBatchMetadata()
+            try index.merge(shards: shards.map(\.path), scratch: "\(work)/replaced")
+        } catch {
+            // The markers are what counts: the next reconcile finds them missing and tries again.
+            logger.error("cannot merge the shards of \(markers.count) documents into \(index.path): \(error)")
+            for shard in shards { try? shard.finish() }
+            report = BatchReport(indexed: 0, removed: 0, failed: markers.count)
+        }
+        return report
+    }
+
+    /// Before a batch's commit: the fields and slots first seen in it, and the time.
+    private func writeBatchMetadata() throws {
+        // Written here rather than as documents are built: building happens on the import
+        // thread, and the database is this thread's.
+        if layoutChanged { try writeLayout() }
+        try index.setMetadata(ISO8601Timestamp.string(from: Date()), forKey: IndexLayout.lastCommitKey)
+    }
+
+    private func trimFailures() {
+        if failures.count > 200 { failures = Dictionary(uniqueKeysWithValues: failures.prefix(200).map { ($0.key, $0.value) }) }
     }
 
     func document(for record: IndexRecord, markerTime: Double) throws -> IndexDocument {

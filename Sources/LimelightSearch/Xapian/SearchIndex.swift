@@ -52,6 +52,17 @@ public final class SearchIndex: @unchecked Sendable {
         try xapianCall(path: path, { cx_writer_commit(handle, $0) }, failed: { $0 != 0 })
     }
 
+    /// Merges the databases at `shards` into this one: commits, writes the merge next to the
+    /// index (at `scratch`, which must not exist), swaps it into place atomically and reopens on
+    /// it. Readers see the index before or after, never a mix. What was replaced is left at
+    /// `scratch` for the caller to remove.
+    public func merge(shards: [String], scratch: String) throws {
+        let copies = shards.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let sources = copies.map { $0.map { UnsafePointer($0) } }
+        try xapianCall(path: path, { cx_writer_merge(handle, path, sources, Int32(sources.count), scratch, $0) }, failed: { $0 != 0 })
+    }
+
     /// Starts a transaction: nothing is committed until `commitTransaction()`, not even by
     /// Xapian's own commit every 10,000 changes. A bulk run in one transaction writes each block
     /// of the index once, where commits along the way would copy the blocks they touch again.
