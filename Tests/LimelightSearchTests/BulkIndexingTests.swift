@@ -132,7 +132,7 @@ struct BulkIndexingTests {
     /// A bulk run into an empty index writes two shards and swaps their merge in: the result is
     /// the index one writer would have made (documents, metadata, searches), nothing is left
     /// beside it, and later batches go into it as usual.
-    @Test func aBulkRunIntoAnEmptyIndexMergesItsShardsIntoPlace() throws {
+    @Test func aBulkRunAsLargeAsTheIndexMergesShardsIntoPlace() throws {
         let scratch = try Scratch()
         let context = try LibraryModel.open(in: scratch)
         let count = Indexer.importChunkSize * 3 + 11
@@ -171,5 +171,28 @@ struct BulkIndexingTests {
         #expect(indexer.apply(changed: plan.changed, removedURIs: []).indexed == 1)
         #expect(indexer.index.documentCount == count)
         #expect(try SearchIndexReader(path: indexURL.path).search(query).hits.count == (count + 9) / 10 + 1)
+
+        // A batch as large as the index goes through shards again: its documents replace their
+        // old versions, removals go, and the rest of the index stays.
+        for book in books { book.setValue("rewritten", forKey: "summary") }
+        for book in books.prefix(2) { context.delete(book) }
+        for number in 0..<11 { _ = try LibraryModel.addBook(context, title: "Late \(number)", summary: "rewritten", pages: 1) }
+        try context.save()
+        try LibraryModel.flush(context)
+        let big = try Reconciler.plan(index: indexer.index, roots: roots)
+        #expect(big.changed.count == count + 9 && big.removedURIs.count == 2)
+        let merged = try FileManager.default.attributesOfItem(atPath: indexURL.path)[.systemFileNumber] as? Int
+        let second = indexer.apply(changed: big.changed, removedURIs: big.removedURIs)
+        #expect(second.indexed == count + 9 && second.removed == 2 && second.failed == 0)
+        if ProcessInfo.processInfo.activeProcessorCount > 1 {
+            #expect(try FileManager.default.attributesOfItem(atPath: indexURL.path)[.systemFileNumber] as? Int != merged)
+        }
+        #expect(indexer.index.documentCount == count + 9)
+        let reader = try SearchIndexReader(path: indexURL.path)
+        #expect(try reader.search(query).hits.isEmpty)
+        query.text = "summary:rewritten"
+        query.limit = count + 20
+        #expect(try reader.search(query).hits.count == count + 9)
+        #expect(try Reconciler.plan(index: indexer.index, roots: roots).unchanged == count + 9)
     }
 }

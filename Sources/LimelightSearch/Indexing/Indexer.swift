@@ -118,12 +118,13 @@ public final class Indexer {
     /// `progress` is called after each marker with the number done so far.
     ///
     /// Records are imported and their documents built on a second thread while this one writes
-    /// them to the index. A bulk run into an empty index writes two shards at once instead (see
-    /// `applyInShards`), where a marker counts as done when a shard's writer has it.
+    /// them to the index. A bulk run at least as large as the index writes two shards at once
+    /// instead (see `applyInShards`), where a marker counts as done when a shard's writer has it.
     @discardableResult
     public func apply(changed: [String], removedURIs: [String], progress: ((Int) -> Void)? = nil) -> BatchReport {
-        if removedURIs.isEmpty, changed.count >= 2 * Self.importChunkSize, ProcessInfo.processInfo.activeProcessorCount > 1,
-           index.documentCount == 0, let report = applyInShards(changed: changed, progress: progress) {
+        // Merging copies the whole index: worth it only when the batch is at least as large.
+        if changed.count >= 2 * Self.importChunkSize, changed.count >= index.documentCount, ProcessInfo.processInfo.activeProcessorCount > 1,
+           let report = applyInShards(changed: changed, removedURIs: removedURIs, progress: progress) {
             return report
         }
         var report = BatchReport()
@@ -179,11 +180,12 @@ public final class Indexer {
         }
     }
 
-    /// A bulk run into an empty index: the import thread builds documents as usual, two shard
-    /// writers take alternate chunks, and the index merges the shards at the end and swaps the
-    /// result in. Writing, most of indexing, then uses two cores where one database takes one
-    /// writer. Nil, having written nothing, when the shards cannot be made.
-    private func applyInShards(changed: [String], progress: ((Int) -> Void)?) -> BatchReport? {
+    /// A bulk run: the import thread builds documents as usual, two shard writers take alternate
+    /// chunks, and the index merges the shards at the end and swaps the result in. Writing, most
+    /// of indexing, then uses two cores where one database takes one writer. The index itself
+    /// only loses, in one transaction, the documents the batch replaces or removes. Nil, having
+    /// written nothing, when the shards cannot be made.
+    private func applyInShards(changed: [String], removedURIs: [String], progress: ((Int) -> Void)?) -> BatchReport? {
         let work = index.path + ".bulk-\(getpid())"
         try? FileManager.default.removeItem(atPath: work)
         defer { try? FileManager.default.removeItem(atPath: work) }
@@ -191,6 +193,7 @@ public final class Indexer {
         do {
             try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
             for number in 0..<2 { shards.append(try ShardWriter(path: "\(work)/shard-\(number)", language: language)) }
+            try index.beginTransaction()
         } catch {
             logger.warning("writing in one database: cannot make shards in \(work): \(error)")
             for shard in shards { try? shard.finish() }
@@ -199,9 +202,24 @@ public final class Indexer {
         // Markers listed twice would be written to both shards and merged as two documents.
         var seen: Set<String> = []
         let markers = changed.filter { seen.insert($0).inserted }
+        var report = BatchReport()
+        for uri in removedURIs {
+            do {
+                try index.deleteDocument(uniqueTerm: IndexLayout.uniquePrefix + uri)
+                report.removed += 1
+            } catch {
+                logger.error("cannot remove \(uri): \(error)")
+            }
+        }
+        let replacing = index.documentCount > 0
         let pipeline = ImportPipeline(markers: markers, chunkSize: Self.importChunkSize) { [unowned self] in importChunk($0) }
         var done = 0, next = 0
         while let chunk = pipeline.next() {
+            // A document the batch brings anew leaves the index now; its new version comes with
+            // the merge. One that fails to import keeps its old version, as in a plain batch.
+            if replacing {
+                for case .success(let document) in chunk.map(\.outcome) { try? index.deleteDocument(uniqueTerm: document.uniqueTerm) }
+            }
             shards[next % shards.count].write(chunk)
             next += 1
             for _ in chunk {
@@ -210,7 +228,6 @@ public final class Indexer {
             }
         }
         generic.closeStores()
-        var report = BatchReport()
         do {
             for shard in shards { try shard.finish() }
             for shard in shards {
@@ -220,12 +237,15 @@ public final class Indexer {
             }
             trimFailures()
             try writeBatchMetadata()
+            try index.commitTransaction()
             try index.merge(shards: shards.map(\.path), scratch: "\(work)/replaced")
         } catch {
-            // The markers are what counts: the next reconcile finds them missing and tries again.
+            // The markers are what counts: the next reconcile finds the documents missing or
+            // stale and indexes them again.
             logger.error("cannot merge the shards of \(markers.count) documents into \(index.path): \(error)")
             for shard in shards { try? shard.finish() }
-            report = BatchReport(indexed: 0, removed: 0, failed: markers.count)
+            try? index.commitTransaction()
+            report = BatchReport(indexed: 0, removed: report.removed, failed: markers.count)
         }
         return report
     }
