@@ -136,14 +136,7 @@ public final class Indexer {
             inTransaction = false
             logger.error("cannot start a transaction, committing as Xapian sees fit: \(error)")
         }
-        for uri in removedURIs {
-            do {
-                try index.deleteDocument(uniqueTerm: IndexLayout.uniquePrefix + uri)
-                report.removed += 1
-            } catch {
-                logger.error("cannot remove \(uri): \(error)")
-            }
-        }
+        report.removed = removeDocuments(of: removedURIs)
         let pipeline = ImportPipeline(markers: changed, chunkSize: Self.importChunkSize) { [unowned self] in importChunk($0) }
         var done = 0
         while let chunk = pipeline.next() {
@@ -203,14 +196,7 @@ public final class Indexer {
         var seen: Set<String> = []
         let markers = changed.filter { seen.insert($0).inserted }
         var report = BatchReport()
-        for uri in removedURIs {
-            do {
-                try index.deleteDocument(uniqueTerm: IndexLayout.uniquePrefix + uri)
-                report.removed += 1
-            } catch {
-                logger.error("cannot remove \(uri): \(error)")
-            }
-        }
+        report.removed = removeDocuments(of: removedURIs)
         let replacing = index.documentCount > 0
         let pipeline = ImportPipeline(markers: markers, chunkSize: Self.importChunkSize) { [unowned self] in importChunk($0) }
         var done = 0, next = 0
@@ -248,6 +234,20 @@ public final class Indexer {
             report = BatchReport(indexed: 0, removed: report.removed, failed: markers.count)
         }
         return report
+    }
+
+    /// Removes the documents of objects that are gone; returns how many.
+    private func removeDocuments(of uris: [String]) -> Int {
+        var removed = 0
+        for uri in uris {
+            do {
+                try index.deleteDocument(uniqueTerm: IndexLayout.uniquePrefix + uri)
+                removed += 1
+            } catch {
+                logger.error("cannot remove \(uri): \(error)")
+            }
+        }
+        return removed
     }
 
     /// Before a batch's commit: the fields and slots first seen in it, and the time.
