@@ -22,24 +22,29 @@ public final class DocumentBuilder {
     public func build(_ document: IndexDocument) throws -> BuiltDocument {
         let doc = scratch
         let name = document.uniqueTerm
-        // A build that failed half way left terms behind.
-        cx_doc_clear(doc)
-        document.data.withUnsafeBytes { cx_doc_set_data(doc, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
-        for term in document.booleanTerms where !term.isEmpty {
-            try xapianCall(path: name, { cx_doc_add_boolean_term(doc, term, $0) }, failed: { $0 != 0 })
-        }
-        for (slot, value) in document.values {
-            try xapianCall(path: name, { error in
-                value.withUnsafeBytes { cx_doc_add_value(doc, slot, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count, error) }
-            }, failed: { $0 != 0 })
-        }
-        for field in document.fields where !field.text.isEmpty {
-            if !field.prefix.isEmpty {
-                try xapianCall(path: name, { cx_doc_index_text(doc, field.text, field.prefix, $0) }, failed: { $0 != 0 })
+        do {
+            document.data.withUnsafeBytes { cx_doc_set_data(doc, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
+            for term in document.booleanTerms where !term.isEmpty {
+                try xapianCall(path: name, { cx_doc_add_boolean_term(doc, term, $0) }, failed: { $0 != 0 })
             }
-            try xapianCall(path: name, { cx_doc_index_text(doc, field.text, "", $0) }, failed: { $0 != 0 })
+            for (slot, value) in document.values {
+                try xapianCall(path: name, { error in
+                    value.withUnsafeBytes { cx_doc_add_value(doc, slot, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count, error) }
+                }, failed: { $0 != 0 })
+            }
+            for field in document.fields where !field.text.isEmpty {
+                if !field.prefix.isEmpty {
+                    try xapianCall(path: name, { cx_doc_index_text(doc, field.text, field.prefix, $0) }, failed: { $0 != 0 })
+                }
+                try xapianCall(path: name, { cx_doc_index_text(doc, field.text, "", $0) }, failed: { $0 != 0 })
+            }
+            // Finishing leaves the builder empty for the next document.
+            return BuiltDocument(handle: try xapianObject(path: name, { cx_doc_finish(doc, name, $0) }), uniqueTerm: name)
+        } catch {
+            // Only a build that failed half way leaves terms behind.
+            cx_doc_clear(doc)
+            throw error
         }
-        return BuiltDocument(handle: try xapianObject(path: name, { cx_doc_finish(doc, name, $0) }), uniqueTerm: name)
     }
 }
 
