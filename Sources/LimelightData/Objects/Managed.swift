@@ -47,7 +47,6 @@ public struct Managed<Value> {
     }
 }
 
-
 extension ManagedObject {
     /// A `@Managed` property's value as stored (`nil` when its entity has no such property).
     @usableFromInline
