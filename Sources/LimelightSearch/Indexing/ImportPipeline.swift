@@ -11,12 +11,10 @@ final class ImportPipeline<Item>: @unchecked Sendable {
     private let markers: [String]
     private let chunkSize: Int
     private let importChunk: ([String]) -> [Item]
-    private let condition = NSCondition()
-    private var ready: [[Item]] = []
-    private var finished = false
-    /// Chunks imported ahead of the writer at most: enough to keep both threads busy, few enough
-    /// that a slow writer does not make the reader hold the whole batch in memory.
-    private let capacity = 2
+    /// Chunks imported ahead of the writer: two at most, enough to keep both threads busy.
+    private let ready = HandOffQueue<[Item]>(capacity: 2)
+    /// For a batch imported on the caller's thread: whether `next()` has given it.
+    private var given = false
 
     /// Starts importing `markers` in chunks of `chunkSize`. A batch of one chunk or less is
     /// imported by `next()` on the caller's thread: a thread would only add its start-up.
@@ -33,31 +31,17 @@ final class ImportPipeline<Item>: @unchecked Sendable {
     /// The next imported chunk, in the order of the markers; nil when all have been taken.
     func next() -> [Item]? {
         if markers.count <= chunkSize {
-            guard !finished else { return nil }
-            finished = true
+            guard !given else { return nil }
+            given = true
             return markers.isEmpty ? nil : importChunk(markers)
         }
-        condition.lock()
-        defer { condition.unlock() }
-        while ready.isEmpty && !finished { condition.wait() }
-        guard !ready.isEmpty else { return nil }
-        let chunk = ready.removeFirst()
-        condition.broadcast()
-        return chunk
+        return ready.take()
     }
 
     private func run() {
         for start in stride(from: 0, to: markers.count, by: chunkSize) {
-            let items = importChunk(Array(markers[start..<min(markers.count, start + chunkSize)]))
-            condition.lock()
-            while ready.count >= capacity { condition.wait() }
-            ready.append(items)
-            condition.broadcast()
-            condition.unlock()
+            ready.put(importChunk(Array(markers[start..<min(markers.count, start + chunkSize)])))
         }
-        condition.lock()
-        finished = true
-        condition.broadcast()
-        condition.unlock()
+        ready.close()
     }
 }

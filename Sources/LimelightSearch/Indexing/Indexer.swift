@@ -214,8 +214,13 @@ public final class Indexer {
             }
         }
         generic.closeStores()
+        // Every shard is finished, whatever happens to the others: each holds a thread.
+        var finishing: (any Error)?
+        for shard in shards {
+            do { try shard.finish() } catch { finishing = finishing ?? error }
+        }
         do {
-            for shard in shards { try shard.finish() }
+            if let finishing { throw finishing }
             for shard in shards {
                 report.indexed += shard.report.indexed
                 report.failed += shard.report.failed
@@ -229,7 +234,6 @@ public final class Indexer {
             // The markers are what counts: the next reconcile finds the documents missing or
             // stale and indexes them again.
             logger.error("cannot merge the shards of \(markers.count) documents into \(index.path): \(error)")
-            for shard in shards { try? shard.finish() }
             try? index.commitTransaction()
             report = BatchReport(indexed: 0, removed: report.removed, failed: markers.count)
         }

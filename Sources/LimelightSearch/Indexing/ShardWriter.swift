@@ -4,20 +4,18 @@ import Logging
 /// Writes built documents into a Xapian database of its own, on a thread of its own.
 ///
 /// Writing is most of what indexing costs, and one Xapian database takes one writer at a time;
-/// so a bulk run into an empty index fills two shards at once and merges them into the index at
+/// so a bulk run at least as large as the index fills two shards at once and merges them into it at
 /// the end (`SearchIndex.merge`), which costs a few percent of writing them.
 final class ShardWriter: @unchecked Sendable {
     let path: String
     private let index: SearchIndex
-    private let condition = NSCondition()
-    private var queue: [[Indexer.ImportedMarker]] = []
-    private var closed = false
-    private var finished = false
+    /// Chunks queued ahead of the writer: two at most, as in `ImportPipeline`.
+    private let queue = HandOffQueue<[Indexer.ImportedMarker]>(capacity: 2)
+    /// Signalled when the thread has written everything queued.
+    private let done = DispatchSemaphore(value: 0)
     /// What was written, and the markers that failed; read once `finish()` has returned.
     private(set) var report = Indexer.BatchReport()
     private(set) var failures: [String: String] = [:]
-    /// Chunks queued ahead of the writer at most, as in `ImportPipeline`.
-    private let capacity = 2
     private let logger = Logger(label: "limelight.indexer")
 
     /// Creates the shard (which must not exist) and starts its thread.
@@ -32,38 +30,22 @@ final class ShardWriter: @unchecked Sendable {
 
     /// Queues a chunk, waiting while the writer is behind.
     func write(_ chunk: [Indexer.ImportedMarker]) {
-        condition.lock()
-        while queue.count >= capacity { condition.wait() }
-        queue.append(chunk)
-        condition.broadcast()
-        condition.unlock()
+        queue.put(chunk)
     }
 
-    /// Waits for every queued chunk to be written, then commits and closes the shard.
+    /// Waits for every queued chunk to be written, then commits and closes the shard. Called
+    /// once.
     func finish() throws {
-        condition.lock()
-        closed = true
-        condition.broadcast()
-        while !finished { condition.wait() }
-        condition.unlock()
+        queue.close()
+        done.wait()
         try index.commitTransaction()
         try index.close()
     }
 
     private func run() {
-        while true {
-            condition.lock()
-            while queue.isEmpty && !closed { condition.wait() }
-            guard !queue.isEmpty else {
-                finished = true
-                condition.broadcast()
-                condition.unlock()
-                return
-            }
-            let chunk = queue.removeFirst()
-            condition.broadcast()
-            condition.unlock()
+        while let chunk = queue.take() {
             for item in chunk { Indexer.write(item, to: index, report: &report, failures: &failures, logger: logger) }
         }
+        done.signal()
     }
 }
