@@ -192,7 +192,7 @@ extension SQLiteStore {
         guard rc == SQLITE_OK else { throw db.error("binding the values of \(plan.insertSQL)") }
         try db.step(statement, sql: plan.insertSQL)
         if !plan.joinTableSlots.isEmpty {
-            try writeJoinRows(values, id: id, indices: plan.joinTableSlots, replacing: false, committed: nil, resolve: resolve, db: db)
+            try writeJoinRows(values, id: id, indices: plan.joinTableSlots, as: .new, resolve: resolve, db: db)
         }
     }
 
@@ -204,8 +204,8 @@ extension SQLiteStore {
         let changed = try db.run("UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?",
                                  columns.map(\.1) + [.integer(pk), .integer(snapshot.version)])
         guard changed == 1 else { return false }
-        try writeJoinRows(snapshot.values, id: snapshot.id, indices: snapshot.changed, replacing: true,
-                          committed: snapshot.committedValues, resolve: resolve, db: db)
+        try writeJoinRows(snapshot.values, id: snapshot.id, indices: snapshot.changed, as: .update(saved: snapshot.committedValues),
+                          resolve: resolve, db: db)
         return true
     }
 
@@ -220,15 +220,20 @@ extension SQLiteStore {
         return true
     }
 
-    /// Writes the join rows of many-to-many slots: a new object's all, an update's (`replacing`)
-    /// as the rows added and removed since the saved IDs in `committed`, so adding one item to a
-    /// tag with thousands does not rewrite them all. An update whose saved IDs are unknown (a
-    /// to-many not loaded before the change) replaces the source's rows whole. Both sides of a
-    /// relationship may write the same row: an insert ignores one already there, a removal
-    /// finds none.
-    private func writeJoinRows(_ values: [StoredValue], id: ManagedObjectID, indices: [Int], replacing: Bool,
-                               committed: [StoredValue]?, resolve: (ManagedObjectID) -> ManagedObjectID,
-                               db: SQLiteConnection) throws {
+    /// Whose join rows are written: a new object's, or an updated one's with its values as last
+    /// saved (nil when unknown).
+    private enum JoinRowWrite {
+        case new
+        case update(saved: [StoredValue]?)
+    }
+
+    /// Writes the join rows of many-to-many slots: a new object's all, an update's as the rows
+    /// added and removed since the saved IDs, so adding one item to a tag with thousands does not
+    /// rewrite them all. An update whose saved IDs are unknown (a to-many not loaded before the
+    /// change) replaces the source's rows whole. Both sides of a relationship may write the same
+    /// row: an insert ignores one already there, a removal finds none.
+    private func writeJoinRows(_ values: [StoredValue], id: ManagedObjectID, indices: [Int], as write: JoinRowWrite,
+                               resolve: (ManagedObjectID) -> ManagedObjectID, db: SQLiteConnection) throws {
         guard let pk = id.primaryKey else { return }
         for index in indices {
             guard let relationship = id.entity.properties[index] as? RelationshipDescription,
@@ -236,24 +241,31 @@ extension SQLiteStore {
                   case .toMany(.loaded(let related)) = values[index] else { continue }
             let keys = related.compactMap { resolve($0).primaryKey }
             var added = keys
-            if replacing, let committed, case .toMany(.loaded(let savedIDs)) = committed[index] {
-                let before = Set(savedIDs.compactMap(\.primaryKey))
-                let after = Set(keys)
-                added = keys.filter { !before.contains($0) }
-                let delete = "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?"
-                for removed in before where !after.contains(removed) { try db.run(delete, [.integer(pk), .integer(removed)]) }
-            } else if replacing {
-                try db.run("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [.integer(pk)])
-            }
-            guard !added.isEmpty else { continue }
-            let insertSQL = "INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)"
-            let insert = try db.prepare(insertSQL)
-            for otherKey in added {
-                guard sqlite3_bind_int64(insert, 1, pk) | sqlite3_bind_int64(insert, 2, otherKey) == SQLITE_OK else {
-                    throw db.error("binding the keys of \(insertSQL)")
+            if case .update(let saved) = write {
+                if let saved, case .toMany(.loaded(let savedIDs)) = saved[index] {
+                    let before = Set(savedIDs.compactMap(\.primaryKey))
+                    let after = Set(keys)
+                    added = keys.filter { !before.contains($0) }
+                    let delete = "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?"
+                    for removed in before where !after.contains(removed) { try db.run(delete, [.integer(pk), .integer(removed)]) }
+                } else {
+                    try db.run("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [.integer(pk)])
                 }
-                try db.step(insert, sql: insertSQL)
             }
+            try insertJoinRows(added, source: pk, join: join, db: db)
+        }
+    }
+
+    /// Inserts the rows joining `source` to each of `keys`, through one prepared statement.
+    private func insertJoinRows(_ keys: [Int64], source: Int64, join: SQLiteSchema.JoinTable, db: SQLiteConnection) throws {
+        guard !keys.isEmpty else { return }
+        let sql = "INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)"
+        let insert = try db.prepare(sql)
+        for key in keys {
+            guard sqlite3_bind_int64(insert, 1, source) | sqlite3_bind_int64(insert, 2, key) == SQLITE_OK else {
+                throw db.error("binding the keys of \(sql)")
+            }
+            try db.step(insert, sql: sql)
         }
     }
 }
