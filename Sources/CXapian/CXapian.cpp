@@ -321,6 +321,12 @@ int cx_reader_search(cx_reader *reader, const cx_query *query, cx_hit_callback c
         parser.set_stemming_strategy(stemmer.is_none() ? Xapian::QueryParser::STEM_NONE : Xapian::QueryParser::STEM_SOME);
         parser.set_default_op(Xapian::Query::OP_AND);
         for (int i = 0; i < query->field_count; ++i) parser.add_prefix(query->field_names[i], query->field_prefixes[i]);
+        // Unprefixed terms stay in the query: an importer's plain text and indexes written before
+        // fields were indexed once have them, and snippets mark the query's unprefixed words.
+        parser.add_prefix("", "");
+        for (int i = 0; i < query->default_count; ++i) {
+            if (query->default_prefixes[i][0] != '\0') parser.add_prefix("", query->default_prefixes[i]);
+        }
         for (int i = 0; i < query->boolean_count; ++i) parser.add_boolean_prefix(query->boolean_names[i], query->boolean_prefixes[i]);
         unsigned flags = Xapian::QueryParser::FLAG_BOOLEAN | Xapian::QueryParser::FLAG_PHRASE |
                          Xapian::QueryParser::FLAG_LOVEHATE | Xapian::QueryParser::FLAG_WILDCARD |

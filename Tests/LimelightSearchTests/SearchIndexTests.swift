@@ -50,6 +50,30 @@ struct SearchIndexTests {
         #expect(try ids(reader, "colour:salsa").isEmpty)
     }
 
+    /// A field's text is written once, under its prefix; plain words search every field the query
+    /// or the index knows, and text without a field.
+    @Test func textIsIndexedOnceAndPlainWordsSearchEveryField() throws {
+        let scratch = try Scratch()
+        let index = try SearchIndex(path: scratch.path("db"))
+        try index.replaceDocument(Scratch.document("a", name: "Salsa", body: "chopped tomato"))
+        try index.replaceDocument(IndexDocument(uniqueTerm: "Qb", fields: [("", "plain tomato soup")], data: Data("b".utf8)))
+        try index.replaceDocument(IndexDocument(uniqueTerm: "Qc", fields: [("XPSUMMARY", "tomato summary")], data: Data("c".utf8)))
+        try index.setMetadata("summary", forKey: IndexLayout.fieldsKey)
+        try index.commit()
+        #expect(try index.uniqueTerms(prefix: "XPNAMEsalsa", valueSlot: 0).count == 1)
+        #expect(try index.uniqueTerms(prefix: "salsa", valueSlot: 0).isEmpty)
+        #expect(try index.uniqueTerms(prefix: "chopped", valueSlot: 0).isEmpty)
+        let reader = try SearchIndexReader(path: scratch.path("db"))
+        // The query names name: and body:; the index records summary; plain text needs neither.
+        #expect(try ids(reader, "tomato") == ["a", "b", "c"])
+        #expect(try ids(reader, "\"chopped tomato\"") == ["a"])
+        #expect(try ids(reader, "soup") == ["b"])
+        // Told its prefixes, a query searches only those and plain text.
+        var only = Scratch.query("tomato")
+        only.defaultPrefixes = ["XPBODY"]
+        #expect(try ids(reader, only) == ["a", "b"])
+    }
+
     @Test func booleanFiltersFollowQueryParsersColonRule() throws {
         let scratch = try Scratch()
         let index = try SearchIndex(path: scratch.path("db"))

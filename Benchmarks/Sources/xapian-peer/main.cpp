@@ -3,7 +3,8 @@
 //   xapian-peer index <db> <corpus.tsv>
 //     Indexes every line `id<TAB>name<TAB>text` the way a Xapian program would that offers what
 //     Limelight offers, so both write the same documents: a field per property (XPNAME, XPTEXT),
-//     the whole text unprefixed, stemming, a unique `Q` term (the object URI) used with
+//     each text once (a plain word searches both prefixes: `quest -p :XPNAME -p :XPTEXT`),
+//     stemming, a unique `Q` term (the object URI) used with
 //     replace_document, entity and store filter terms, sortable values (modification time,
 //     display name, each property, lower-cased) and the snippet text, and document data naming
 //     the record — all in one transaction. Prints the number of documents and the seconds taken.
@@ -60,7 +61,6 @@ int index_corpus(const std::string &db_path, const std::string &corpus_path) {
         generator.increase_termpos();
         generator.index_text(text, 1, "XPTEXT");
         generator.increase_termpos();
-        generator.index_text(name + " " + text);
         // What Limelight's documents carry besides the text, with names of the same shape.
         std::string uri = "x-coredata://" + store + "/Note/p" + id;
         std::string unique = "Q" + uri;

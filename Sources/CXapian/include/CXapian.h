@@ -89,6 +89,10 @@ typedef struct cx_query {
     const char *const *field_names;     // free-text field prefixes: name → prefix
     const char *const *field_prefixes;
     int field_count;
+    // Prefixes a word without a field searches (ORed), besides unprefixed terms: text is indexed
+    // once, under its field's prefix, so a plain word looks in every field.
+    const char *const *default_prefixes;
+    int default_count;
     const char *const *boolean_names;   // boolean filters: name → prefix
     const char *const *boolean_prefixes;
     int boolean_count;

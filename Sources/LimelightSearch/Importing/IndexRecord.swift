@@ -13,7 +13,7 @@ public struct IndexRecord: Codable, Sendable, Equatable {
     public var displayName: String?
     /// Free text not tied to a property.
     public var text: String?
-    /// Free text per property: searchable as `name:salsa` and unprefixed.
+    /// Free text per property: searchable as `name:salsa`, and by plain words.
     public var fields: [String: String]?
     /// Sortable values per property (numbers, or strings sorted as text).
     public var values: [String: SortableValue]?

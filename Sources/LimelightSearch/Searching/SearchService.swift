@@ -52,8 +52,8 @@ public final class SearchService {
         // A property called `entity` or `store` stays searchable as plain words: Xapian refuses a
         // name that is both a field and a filter.
         let fields = (try reader.metadata(forKey: IndexLayout.fieldsKey) ?? "").split(separator: ",").map(String.init)
-            .filter { query.booleanPrefixes[$0] == nil }
-        query.fieldPrefixes = Dictionary(uniqueKeysWithValues: fields.map { ($0, IndexLayout.fieldPrefix($0)) })
+        query.defaultPrefixes = fields.map(IndexLayout.fieldPrefix)
+        query.fieldPrefixes = Dictionary(uniqueKeysWithValues: fields.filter { query.booleanPrefixes[$0] == nil }.map { ($0, IndexLayout.fieldPrefix($0)) })
         query.offset = options.offset
         query.limit = options.limit
         query.snippetSlot = IndexLayout.snippetSlot

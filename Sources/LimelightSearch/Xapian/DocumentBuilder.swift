@@ -32,11 +32,11 @@ public final class DocumentBuilder {
                     value.withUnsafeBytes { cx_doc_add_value(doc, slot, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count, error) }
                 }, failed: { $0 != 0 })
             }
+            // Each text is indexed once, under its field's prefix: a word without a field searches
+            // every field's prefix instead (`SearchQuery.defaultPrefixes`). A second, unprefixed
+            // copy would double the postings, and writing postings is most of what indexing costs.
             for field in document.fields where !field.text.isEmpty {
-                if !field.prefix.isEmpty {
-                    try xapianCall(path: name, { cx_doc_index_text(doc, field.text, field.prefix, $0) }, failed: { $0 != 0 })
-                }
-                try xapianCall(path: name, { cx_doc_index_text(doc, field.text, "", $0) }, failed: { $0 != 0 })
+                try xapianCall(path: name, { cx_doc_index_text(doc, field.text, field.prefix, $0) }, failed: { $0 != 0 })
             }
             // Finishing leaves the builder empty for the next document.
             return BuiltDocument(handle: try xapianObject(path: name, { cx_doc_finish(doc, name, $0) }), uniqueTerm: name)

@@ -5,8 +5,8 @@ public struct IndexDocument: Sendable, Equatable {
     public var uniqueTerm: String
     /// Exact-match filter terms (e.g. `XERecipe` for `entity:Recipe`).
     public var booleanTerms: [String]
-    /// Free text; a non-empty prefix makes it searchable as `field:word`, and the text is indexed
-    /// without prefix too, so plain queries find it.
+    /// Free text, indexed under its prefix: searchable as `field:word`, and by plain words, which
+    /// search every field's prefix (an empty prefix: plain words only).
     public var fields: [(prefix: String, text: String)]
     public var values: [UInt32: Data]
     public var data: Data

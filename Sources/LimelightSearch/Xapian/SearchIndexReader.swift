@@ -7,6 +7,10 @@ public struct SearchQuery: Sendable {
     public var language = "english"
     /// Free-text fields: name used in queries → term prefix.
     public var fieldPrefixes: [String: String] = [:]
+    /// Prefixes a word without a field searches, besides plain text: each property's text is
+    /// indexed once, under its field's prefix. `nil`: the prefixes of `fieldPrefixes` and of
+    /// every field the index records.
+    public var defaultPrefixes: [String]?
     /// Exact filters: name used in queries → term prefix.
     public var booleanPrefixes: [String: String] = [:]
     /// Value slot to sort by; `nil` sorts by relevance.
@@ -71,43 +75,52 @@ public final class SearchIndexReader: @unchecked Sendable {
         let box = Box()
         let fields = query.fieldPrefixes.sorted { $0.key < $1.key }
         let booleans = query.booleanPrefixes.sorted { $0.key < $1.key }
+        let defaults = try query.defaultPrefixes ?? Array(Set(query.fieldPrefixes.values).union(indexedFieldPrefixes())).sorted()
         var estimated: UInt32 = 0
-        try withCStrings(fields.map(\.key)) { fieldNames in
-            try withCStrings(fields.map(\.value)) { fieldPrefixes in
-                try withCStrings(booleans.map(\.key)) { booleanNames in
-                    try withCStrings(booleans.map(\.value)) { booleanPrefixes in
-                        try query.text.withCString { text in
-                            try query.language.withCString { language in
-                                var cQuery = cx_query(
-                                    text: text, language: language,
-                                    field_names: fieldNames, field_prefixes: fieldPrefixes, field_count: Int32(fields.count),
-                                    boolean_names: booleanNames, boolean_prefixes: booleanPrefixes, boolean_count: Int32(booleans.count),
-                                    sort_slot: query.sortSlot.map { Int32($0) } ?? -1, sort_reverse: query.sortDescending ? 1 : 0,
-                                    offset: UInt32(max(0, query.offset)), limit: UInt32(max(0, query.limit)),
-                                    snippet_slot: query.snippetSlot.map { Int32($0) } ?? -1, snippet_length: UInt32(query.snippetLength))
-                                try xapianCall(path: path, { error in
-                                    cx_reader_search(handle, &cQuery, { context, docid, rank, percent, data, dataLength, snippet, snippetLength in
-                                        guard let context else { return }
-                                        let box = Unmanaged<Box>.fromOpaque(context).takeUnretainedValue()
-                                        let bytes = data.map { Data(bytes: $0, count: dataLength) } ?? Data()
-                                        let text = snippet.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: snippetLength), as: UTF8.self) } ?? ""
-                                        box.hits.append(SearchHit(documentID: docid, rank: Int(rank), percent: Int(percent), data: bytes, snippet: text))
-                                    }, Unmanaged.passUnretained(box).toOpaque(), &estimated, error)
-                                }, failed: { $0 != 0 })
-                            }
-                        }
-                    }
+        try withCStringArrays([fields.map(\.key), fields.map(\.value), defaults, booleans.map(\.key), booleans.map(\.value)]) { arrays in
+            try query.text.withCString { text in
+                try query.language.withCString { language in
+                    var cQuery = cx_query(
+                        text: text, language: language,
+                        field_names: arrays[0], field_prefixes: arrays[1], field_count: Int32(fields.count),
+                        default_prefixes: arrays[2], default_count: Int32(defaults.count),
+                        boolean_names: arrays[3], boolean_prefixes: arrays[4], boolean_count: Int32(booleans.count),
+                        sort_slot: query.sortSlot.map { Int32($0) } ?? -1, sort_reverse: query.sortDescending ? 1 : 0,
+                        offset: UInt32(max(0, query.offset)), limit: UInt32(max(0, query.limit)),
+                        snippet_slot: query.snippetSlot.map { Int32($0) } ?? -1, snippet_length: UInt32(query.snippetLength))
+                    try xapianCall(path: path, { error in
+                        cx_reader_search(handle, &cQuery, { context, docid, rank, percent, data, dataLength, snippet, snippetLength in
+                            guard let context else { return }
+                            let box = Unmanaged<Box>.fromOpaque(context).takeUnretainedValue()
+                            let bytes = data.map { Data(bytes: $0, count: dataLength) } ?? Data()
+                            let text = snippet.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: snippetLength), as: UTF8.self) } ?? ""
+                            box.hits.append(SearchHit(documentID: docid, rank: Int(rank), percent: Int(percent), data: bytes, snippet: text))
+                        }, Unmanaged.passUnretained(box).toOpaque(), &estimated, error)
+                    }, failed: { $0 != 0 })
                 }
             }
         }
         return SearchResults(estimatedTotal: Int(estimated), hits: box.hits)
     }
+
+    /// The term prefix of every field the index's documents were written with.
+    func indexedFieldPrefixes() throws -> [String] {
+        (try metadata(forKey: IndexLayout.fieldsKey) ?? "").split(separator: ",").map { IndexLayout.fieldPrefix(String($0)) }
+    }
 }
 
-/// Calls `body` with a C array of C strings that live for the call.
-func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) throws -> T) rethrows -> T {
-    let pointers = strings.map { strdup($0) }
-    defer { pointers.forEach { free($0) } }
-    let constPointers: [UnsafePointer<CChar>?] = pointers.map { $0.map { UnsafePointer($0) } }
-    return try constPointers.withUnsafeBufferPointer { try body($0.baseAddress) }
+/// Calls `body` with C arrays of C strings, one per array of `arrays`, that live for the call.
+func withCStringArrays<T>(_ arrays: [[String]], _ body: ([UnsafePointer<UnsafePointer<CChar>?>?]) throws -> T) rethrows -> T {
+    let buffers = arrays.map { strings in
+        let buffer = UnsafeMutableBufferPointer<UnsafePointer<CChar>?>.allocate(capacity: max(1, strings.count))
+        for (index, string) in strings.enumerated() { buffer[index] = strdup(string).map { UnsafePointer($0) } }
+        return (buffer: buffer, count: strings.count)
+    }
+    defer {
+        for (buffer, count) in buffers {
+            for index in 0..<count { free(UnsafeMutablePointer(mutating: buffer[index])) }
+            buffer.deallocate()
+        }
+    }
+    return try body(buffers.map { UnsafePointer($0.buffer.baseAddress) })
 }
