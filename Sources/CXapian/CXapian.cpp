@@ -325,7 +325,8 @@ int cx_reader_search(cx_reader *reader, const cx_query *query, cx_hit_callback c
         // fields were indexed once have them, and snippets mark the query's unprefixed words.
         parser.add_prefix("", "");
         for (int i = 0; i < query->default_count; ++i) {
-            if (query->default_prefixes[i][0] != '\0') parser.add_prefix("", query->default_prefixes[i]);
+            const char *prefix = query->default_prefixes[i];
+            if (prefix && *prefix) parser.add_prefix("", prefix);
         }
         for (int i = 0; i < query->boolean_count; ++i) parser.add_boolean_prefix(query->boolean_names[i], query->boolean_prefixes[i]);
         unsigned flags = Xapian::QueryParser::FLAG_BOOLEAN | Xapian::QueryParser::FLAG_PHRASE |
