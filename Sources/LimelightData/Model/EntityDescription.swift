@@ -126,11 +126,12 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
 
 /// What objects of an entity look up on every access, in constants (an object keeps its entity's
 /// layout), so reading them needs neither the entity's properties nor their exclusivity checks.
+@usableFromInline
 final class EntityLayout: @unchecked Sendable {
     /// Property indices by name (the first property of a name wins).
     let keys: PropertyKeyTable
     /// What each property is, so hot paths switch on a byte instead of casting classes.
-    let kinds: [PropertyKind]
+    @usableFromInline let kinds: [PropertyKind]
     /// Where the relationships are: the only slots that can hold object IDs.
     let relationshipIndices: [Int]
     /// One empty slot per property: new objects share it until they write a value (copy on write),
@@ -146,7 +147,7 @@ final class EntityLayout: @unchecked Sendable {
     /// Every property is such an attribute: a save checks the object's values by type alone.
     let checksTypesOnly: Bool
     /// Which property each `@Managed` declaration of the entity's class reads, learned on first use.
-    let managedIndices = ManagedIndexTable()
+    @usableFromInline let managedIndices = ManagedIndexTable()
 
     init(properties: [PropertyDescription]) {
         keys = PropertyKeyTable(properties.map(\.name))
@@ -173,6 +174,7 @@ final class EntityLayout: @unchecked Sendable {
 }
 
 /// The kind of an entity's property, known once the model is resolved.
+@usableFromInline
 enum PropertyKind: UInt8 {
     case attribute, toOne, toMany, fetched, other
 

@@ -49,8 +49,20 @@ public struct Managed<Value> {
 
 extension ManagedObject {
     /// A `@Managed` property's value as stored (`nil` when its entity has no such property).
-    @usableFromInline
+    ///
+    /// Inlined into the accessor: the common read, an attribute of a loaded object whose
+    /// declaration the entity knows already, is a table probe and an array read, with no call.
+    @inlinable @inline(__always)
     func managedValue(wrapped: AnyKeyPath, storage: AnyKeyPath) -> StoredValue {
+        if !faultFlag, let index = entityLayout.managedIndices.index(of: wrapped), entityLayout.kinds[index] == .attribute {
+            return values[index]
+        }
+        return managedValueSlowly(wrapped: wrapped, storage: storage)
+    }
+
+    /// The rest: a fault to fire, a declaration to learn, a relationship.
+    @usableFromInline
+    func managedValueSlowly(wrapped: AnyKeyPath, storage: AnyKeyPath) -> StoredValue {
         guard let index = ManagedKeyCache.index(wrapped: wrapped, storage: storage, in: self) else { return .null }
         return storedValue(at: index)
     }

@@ -8,15 +8,17 @@ import Synchronization
 /// a writer publishes a larger copy. Every snapshot stays alive as long as the table, so a reader
 /// holding an older one never sees it freed, and each snapshot keeps its key paths alive, so an
 /// identity in it is never reused by another key path.
+@usableFromInline
 final class ManagedIndexTable: @unchecked Sendable {
     /// An immutable table: `identities[bucket]` is a key path's address (0 for an empty bucket),
     /// `indices[bucket]` its property index; `entries` keeps the key paths alive.
-    private final class Snapshot: @unchecked Sendable {
+    @usableFromInline
+    final class Snapshot: @unchecked Sendable {
         /// What was learned, in order: what the next snapshot starts from.
         let entries: [(keyPath: AnyKeyPath, index: Int)]
-        let identities: [UInt]
-        let indices: [Int]
-        let mask: Int
+        @usableFromInline let identities: [UInt]
+        @usableFromInline let indices: [Int]
+        @usableFromInline let mask: Int
 
         init(entries: [(keyPath: AnyKeyPath, index: Int)]) {
             var capacity = 8
@@ -36,10 +38,12 @@ final class ManagedIndexTable: @unchecked Sendable {
             self.indices = indices
         }
 
+        @inlinable
         static func bucket(_ identity: UInt, mask: Int) -> Int {
             Int(truncatingIfNeeded: (UInt64(identity) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
         }
 
+        @inlinable @inline(__always)
         func index(of identity: UInt) -> Int? {
             var bucket = Snapshot.bucket(identity, mask: mask)
             while true {
@@ -56,11 +60,12 @@ final class ManagedIndexTable: @unchecked Sendable {
     static let capacity = 512
 
     /// The address of the snapshot readers use.
-    private let current = Atomic<UInt>(0)
+    @usableFromInline let current = Atomic<UInt>(0)
     /// Every snapshot published, oldest first; only writers touch it.
     private let published = Mutex<[Snapshot]>([])
 
     /// The property index learned for `keyPath`, if any.
+    @inlinable @inline(__always)
     func index(of keyPath: AnyKeyPath) -> Int? {
         let address = current.load(ordering: .acquiring)
         guard let pointer = UnsafeRawPointer(bitPattern: address) else { return nil }

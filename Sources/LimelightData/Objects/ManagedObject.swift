@@ -9,7 +9,7 @@ import Foundation
 open class ManagedObject: Hashable, CustomStringConvertible {
     public let entity: EntityDescription
     /// The entity's layout, kept as a constant for key-value access.
-    let entityLayout: EntityLayout
+    @usableFromInline final let entityLayout: EntityLayout
     @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
     /// The context the object is registered in; `nil` after it was deleted and saved, or reset,
     /// and once the context is gone.
@@ -23,12 +23,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // the run-time exclusivity check (none of them overlaps another; all run on the context's queue).
 
     /// Current values, one slot per property of `entity.properties`.
-    @exclusivity(unchecked) var values: [StoredValue]
+    @usableFromInline @exclusivity(unchecked) final var values: [StoredValue]
     /// Values as last read from or written to the store, for change detection and rollback.
     @exclusivity(unchecked) var committedValues: [StoredValue]?
     /// The row's `Z_OPT` when it was read: the optimistic-locking version.
     @exclusivity(unchecked) var storeVersion: Int64 = 0
-    @exclusivity(unchecked) var faultFlag = false
+    @usableFromInline @exclusivity(unchecked) final var faultFlag = false
     /// Row data fetched with the object but not yet turned into values (Core Data's row cache):
     /// the object stays a fault until touched, and firing it then needs no query.
     @exclusivity(unchecked) var cachedRow: StoreRow?
