@@ -17,6 +17,10 @@ public final class ManagedObjectModel: @unchecked Sendable {
     public var extraXMLAttributes: [String: String] = [:]
     public private(set) var isEditable = true
     private var byName: [String: EntityDescription] = [:]
+    /// The entities by name once frozen, looked up without hashing with SipHash: every
+    /// `insertNewObject(forEntityName:)` and `FetchRequest(entityName:)` asks.
+    private var frozenNames = PropertyKeyTable()
+    private var frozenEntities: [EntityDescription] = []
 
     public init(entities: [EntityDescription] = []) {
         for entity in entities { addEntity(entity) }
@@ -31,7 +35,10 @@ public final class ManagedObjectModel: @unchecked Sendable {
 
     public var entitiesByName: [String: EntityDescription] { byName }
 
-    public func entity(named name: String) -> EntityDescription? { byName[name] }
+    public func entity(named name: String) -> EntityDescription? {
+        if isEditable { return byName[name] }
+        return frozenNames.index(of: name).map { frozenEntities[$0] }
+    }
 
     /// Whether any entity has a relationship, i.e. whether objects can hold other objects' IDs.
     var hasRelationships: Bool { entities.contains { !$0.relationshipIndices.isEmpty } }
@@ -67,6 +74,9 @@ public final class ManagedObjectModel: @unchecked Sendable {
     public func freeze() throws {
         guard isEditable else { return }
         try resolve()
+        let named = Array(byName)
+        frozenNames = PropertyKeyTable(named.map(\.key))
+        frozenEntities = named.map(\.value)
         isEditable = false
     }
 
