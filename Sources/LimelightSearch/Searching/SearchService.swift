@@ -44,14 +44,15 @@ public final class SearchService {
         self.registry = registry
     }
 
-    /// The Xapian query for `options`, with every indexed property as a field prefix.
+    /// The Xapian query for `options`: every indexed property as a field (`name:salsa`), and all
+    /// of them searched by words without a field.
     public func query(for options: Options) throws -> SearchQuery {
         var query = SearchQuery(text: options.query)
         query.language = try options.language ?? reader.metadata(forKey: IndexLayout.languageKey) ?? "english"
         query.booleanPrefixes = ["entity": IndexLayout.entityPrefix, "store": IndexLayout.storePrefix]
-        // A property called `entity` or `store` stays searchable as plain words: Xapian refuses a
-        // name that is both a field and a filter.
         let fields = (try reader.metadata(forKey: IndexLayout.fieldsKey) ?? "").split(separator: ",").map(String.init)
+        // Plain words search every property, one called `entity` or `store` too; such a property
+        // is no field name, since Xapian refuses a name that is both a field and a filter.
         query.defaultPrefixes = fields.map(IndexLayout.fieldPrefix)
         query.fieldPrefixes = Dictionary(uniqueKeysWithValues: fields.filter { query.booleanPrefixes[$0] == nil }.map { ($0, IndexLayout.fieldPrefix($0)) })
         query.offset = options.offset
