@@ -19,8 +19,6 @@ public final class Indexer {
     /// Generates the terms of imported records, on the thread that imports them.
     private let builder: DocumentBuilder
     private let logger = Logger(label: "limelight.indexer")
-    /// One encoder for every document's data rather than one per document.
-    private let encoder = JSONEncoder()
     /// Recent failures, marker → reason, for `limelight status`.
     public private(set) var failures: [String: String] = [:]
 
@@ -298,7 +296,7 @@ public final class Indexer {
         let data = IndexLayout.DocumentData(marker: record.marker, uri: uri, entity: entity, store: store, displayName: displayName)
         return IndexDocument(uniqueTerm: IndexLayout.uniquePrefix + uri,
                              booleanTerms: [IndexLayout.booleanTerm(IndexLayout.entityPrefix, entity), IndexLayout.booleanTerm(IndexLayout.storePrefix, store)],
-                             fields: fieldTexts, values: values, data: try encoder.encode(data))
+                             fields: fieldTexts, values: values, data: data.json())
     }
 }
 

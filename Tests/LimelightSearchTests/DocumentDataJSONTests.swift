@@ -2,9 +2,9 @@ import Foundation
 import Testing
 @testable import LimelightSearch
 
-/// The hand-written reader of a hit's document data agrees with `JSONDecoder` on what the indexer
-/// writes, and hands every other shape to it.
-@Suite struct DocumentDataReaderTests {
+/// The hand-written writer and reader of a hit's document data agree with `JSONEncoder` and
+/// `JSONDecoder`, and the reader hands every other shape to `JSONDecoder`.
+@Suite struct DocumentDataJSONTests {
     static let awkward = [
         "plain", "", "quote \" and backslash \\ and slash /", "tab\tnewline\nreturn\r", "\u{01}\u{1F} controls",
         "Crème brûlée", "日本語のレシピ", "emoji 🍅🌶️ and a flag 🇲🇽", "e\u{301} combining", "\u{FEFF}bom", "</script>",
@@ -15,10 +15,23 @@ import Testing
         for (index, text) in Self.awkward.enumerated() {
             let document = IndexLayout.DocumentData(marker: "/records/\(text)/Recipe/\(index).recipe", uri: "x-coredata://S/Recipe/p\(index)",
                                                     entity: text, store: "S", displayName: text)
-            let data = try encoder.encode(document)
-            #expect(FlatJSONObject.strings(data) != nil, "fast path not taken for \(text.debugDescription)")
-            #expect(try IndexLayout.DocumentData.read(data) == document)
+            // What the indexer writes now, and what it wrote with JSONEncoder before.
+            for data in [document.json(), try encoder.encode(document)] {
+                #expect(FlatJSONObject.strings(data) != nil, "fast path not taken for \(text.debugDescription)")
+                #expect(try IndexLayout.DocumentData.read(data) == document)
+            }
         }
+    }
+
+    @Test func writesJSONThatAnyReaderTakes() throws {
+        for text in Self.awkward + [String(decoding: (0..<0x20).map { UInt8($0) }, as: UTF8.self)] {
+            let document = IndexLayout.DocumentData(marker: text, uri: text, entity: text, store: text, displayName: text)
+            let data = document.json()
+            #expect(try JSONDecoder().decode(IndexLayout.DocumentData.self, from: data) == document, "\(text.debugDescription)")
+        }
+        let plain = IndexLayout.DocumentData(marker: "/r/S/Note/1.note", uri: "x-coredata://S/Note/p1", entity: "Note", store: "S", displayName: "A \"note\"")
+        #expect(String(decoding: plain.json(), as: UTF8.self)
+            == #"{"marker":"/r/S/Note/1.note","uri":"x-coredata://S/Note/p1","entity":"Note","store":"S","displayName":"A \"note\""}"#)
     }
 
     @Test func escapesOtherWritersUseReadTheSame() throws {
