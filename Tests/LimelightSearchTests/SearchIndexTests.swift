@@ -74,6 +74,24 @@ struct SearchIndexTests {
         #expect(try ids(reader, only) == ["a", "b"])
     }
 
+    /// Indexes written before each text went in once hold an unprefixed copy too: they match
+    /// the same documents, each once, beside documents written now.
+    @Test func documentsWithTheOldUnprefixedCopyStillMatchOnce() throws {
+        let scratch = try Scratch()
+        let index = try SearchIndex(path: scratch.path("db"))
+        try index.replaceDocument(IndexDocument(uniqueTerm: "Qold", fields: [("XPNAME", "Salsa"), ("XPBODY", "chopped tomato"),
+                                                                             ("", "Salsa"), ("", "chopped tomato")],
+                                                data: Data("old".utf8)))
+        try index.replaceDocument(Scratch.document("new", name: "Salsa verde", body: "tomatillo and tomato"))
+        try index.commit()
+        let reader = try SearchIndexReader(path: scratch.path("db"))
+        let hits = try reader.search(Scratch.query("tomato")).hits.map { String(decoding: $0.data, as: UTF8.self) }
+        #expect(hits.sorted() == ["new", "old"])
+        #expect(try ids(reader, "name:salsa") == ["new", "old"])
+        #expect(try ids(reader, "\"chopped tomato\"") == ["old"])
+        #expect(try ids(reader, "tomatillo") == ["new"])
+    }
+
     @Test func booleanFiltersFollowQueryParsersColonRule() throws {
         let scratch = try Scratch()
         let index = try SearchIndex(path: scratch.path("db"))
