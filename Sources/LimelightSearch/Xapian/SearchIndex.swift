@@ -57,10 +57,9 @@ public final class SearchIndex: @unchecked Sendable {
     /// it. Readers see the index before or after, never a mix. What was replaced is left at
     /// `scratch` for the caller to remove.
     public func merge(shards: [String], scratch: String) throws {
-        let copies = shards.map { strdup($0) }
-        defer { copies.forEach { free($0) } }
-        let sources = copies.map { $0.map { UnsafePointer($0) } }
-        try xapianCall(path: path, { cx_writer_merge(handle, path, sources, Int32(sources.count), scratch, $0) }, failed: { $0 != 0 })
+        _ = try withCStringArrays([shards]) { sources in
+            try xapianCall(path: path, { cx_writer_merge(handle, path, sources[0], Int32(shards.count), scratch, $0) }, failed: { $0 != 0 })
+        }
     }
 
     /// Starts a transaction: nothing is committed until `commitTransaction()`, not even by
