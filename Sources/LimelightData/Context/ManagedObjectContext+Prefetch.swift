@@ -72,11 +72,12 @@ extension ManagedObjectContext {
                 let related = ids.map { objects[$0] ?? object(with: $0) }
                 owner.prefetchedObjects[relationship.name] = related
                 reached += related
+                let loaded = StoredValue.toMany(.loaded(RelatedIDs(ids)))
                 if owner.faultFlag, owner.cachedRow != nil {
-                    owner.cachedRow?.values[index] = .toMany(.loaded(RelatedIDs(ids)))
+                    owner.cachedRow?.values[index] = loaded
                 } else if !owner.faultFlag, case .toMany(.fault) = owner.values[index] {
-                    owner.values[index] = .toMany(.loaded(RelatedIDs(ids)))
-                    if owner.committedValues != nil { owner.committedValues?[index] = .toMany(.loaded(RelatedIDs(ids))) }
+                    owner.values[index] = loaded
+                    if owner.committedValues != nil { owner.committedValues?[index] = loaded }
                 }
             }
         }
