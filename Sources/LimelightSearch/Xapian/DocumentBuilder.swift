@@ -8,12 +8,10 @@ import Foundation
 /// writer's thread only writes them. One builder per thread: it reuses one term generator and
 /// stemmer for all its documents.
 public final class DocumentBuilder {
-    public let language: String
     private let scratch: OpaquePointer
 
-    /// Refuses an unknown stemming language.
+    /// Stems for `language`; refuses an unknown one.
     public init(language: String) throws {
-        self.language = language
         scratch = try xapianObject(path: "stemming language '\(language)'", { cx_doc_new(language, $0) })
     }
 
