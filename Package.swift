@@ -4,6 +4,10 @@ import PackageDescription
 // lld links the programs: `make build-release` links the Swift runtime and Foundation into them
 // statically, and the default gold linker warns about a glibc function the static Foundation uses.
 let programLinking: [LinkerSetting] = [.unsafeFlags(["-use-ld=lld"], .when(platforms: [.linux]))]
+// The indexing programs allocate with jemalloc. Xapian's writer makes and frees millions of small
+// strings and map nodes, and under glibc's malloc that took about a seventh of a bulk index's
+// CPU (consolidating and unlinking free chunks); jemalloc takes 12–20% off the wall time.
+let indexerLinking = programLinking + [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]
 
 let package = Package(
     name: "Limelight",
@@ -52,7 +56,7 @@ let package = Package(
                 "LimelightSearch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            linkerSettings: programLinking
+            linkerSettings: indexerLinking
         ),
         .executableTarget(
             name: "limelightd",
@@ -61,7 +65,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            linkerSettings: programLinking
+            linkerSettings: indexerLinking
         ),
         .executableTarget(
             name: "cookbook",

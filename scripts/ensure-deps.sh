@@ -7,6 +7,7 @@ check libsqlite3-dev
 check sqlite3
 check libxapian-dev
 check xapian-tools
+check libjemalloc-dev
 check libxml2-dev
 check xdg-utils
 check shared-mime-info

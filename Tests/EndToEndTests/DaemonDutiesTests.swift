@@ -63,6 +63,10 @@ import LimelightData
         try h.run("cookbook", ["add", "Guacamole", "--directions", "Mashed avocado."])
         let daemon = try h.startDaemon()
         try h.waitUntil("both are indexed") { try h.searchCount("entity:Recipe") == 2 }
+        // The indexing programs allocate with jemalloc, linked in rather than preloaded.
+        // (A /proc file says it is empty, so it is read to its end rather than by its size.)
+        let maps = try #require(FileHandle(forReadingAtPath: "/proc/\(daemon.processIdentifier)/maps")).readToEnd() ?? Data()
+        #expect(String(decoding: maps, as: UTF8.self).contains("/libjemalloc.so"))
         let root = try #require(try ExternalRecordsRegistryReader.roots(in: h).first)
         try h.waitUntil("status counts both documents") { try h.run("limelight", ["status"]).stdout.contains("documents: 2") }
         let text = try h.run("limelight", ["status"]).stdout
