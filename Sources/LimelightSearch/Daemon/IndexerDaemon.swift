@@ -13,7 +13,8 @@ import Logging
 ///
 /// Startup and inotify overflow run a reconcile (markers against the index by modification time);
 /// a root that hits the inotify watch limit is rescanned on a timer instead. Idle means no wake-ups:
-/// the only timers are the coalescing window while events arrive and the rescans of such roots.
+/// the only timers are the coalescing window while events arrive, the rescans of such roots, and
+/// one memory release a moment after the last batch of changes.
 public final class IndexerDaemon: @unchecked Sendable {
     public struct Options: Sendable {
         public var indexPath: URL = ExternalRecordsRegistryPaths.defaultIndexURL
@@ -48,6 +49,11 @@ public final class IndexerDaemon: @unchecked Sendable {
     private var arrivedDuringLastBatch = 0
     private var scannedRoots: Set<String> = []
     private var rescanTimer: DispatchSourceTimer?
+    /// Fires once the daemon has been without a batch for `idleTrimDelay`, to give the heap's
+    /// free pages back; each batch pushes it later.
+    private var idleTrimTimer: DispatchSourceTimer?
+    /// Long enough that a stream of saves never waits on a release between its batches.
+    static let idleTrimDelay: TimeInterval = 1
     private var signalSources: [DispatchSourceSignal] = []
     private let startedAt = Date()
     private var batches = 0
@@ -219,7 +225,20 @@ public final class IndexerDaemon: @unchecked Sendable {
         lastCommit = Date()
         logger.debug("limelightd: batch \(batches): indexed \(report.indexed), removed \(report.removed), failed \(report.failed)")
         writeStatus()
-        HeapTrimmer.releaseFreeMemory()
+        releaseMemoryWhenIdle()
+    }
+
+    /// Returns free heap pages once no batch has come for a moment. Releasing after every batch
+    /// made the next one fault its pages in again, which a stream of saves paid in latency.
+    private func releaseMemoryWhenIdle() {
+        let timer = idleTrimTimer ?? {
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.setEventHandler { HeapTrimmer.releaseFreeMemory() }
+            timer.resume()
+            idleTrimTimer = timer
+            return timer
+        }()
+        timer.schedule(deadline: .now() + Self.idleTrimDelay, repeating: .never)
     }
 
     private func reconcile(_ selected: [String: URL]) {
@@ -241,6 +260,7 @@ public final class IndexerDaemon: @unchecked Sendable {
             logger.error("limelightd: reconcile failed: \(error)")
         }
         writeStatus()
+        // A reconcile is a large piece of work done once, not one of a stream: release at once.
         HeapTrimmer.releaseFreeMemory()
     }
 
