@@ -87,4 +87,21 @@ struct ReconcilerTests {
         #expect(orphaned.removedURIs.count == 1)
         #expect(orphaned.removedURIs.first?.contains(firstStore.key) == false)
     }
+
+    @Test func markersAreListedInKeyOrderAndOnlyNamesThatNameAnObjectCount() throws {
+        let scratch = try Scratch()
+        let root = scratch.url.appendingPathComponent("0C0FFEE0-0000-4000-8000-000000000001")
+        let names = ["10.note", "9.note", "007.note", "3", "x.note", "0.note", "-4.note", "12.note.tmp", ".5.note", "8.a.b"]
+        for folder in ["Note", ".Hidden"] {
+            try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
+            for name in names { try Data().write(to: root.appendingPathComponent("\(folder)/\(name)")) }
+        }
+        let markers = Reconciler.markers(in: root)
+        #expect(markers.map { ($0 as NSString).lastPathComponent } == ["3", "007.note", "9.note", "10.note"])
+        // The plan names each marker's object as the marker path itself does.
+        let index = try SearchIndex(path: scratch.url.appendingPathComponent("index").path)
+        let plan = try Reconciler.plan(index: index, roots: [root.lastPathComponent: root])
+        #expect(plan.changed == markers)
+        #expect(markers.compactMap(IndexLayout.objectURI(forMarker:)) == [3, 7, 9, 10].map { "x-coredata://\(root.lastPathComponent)/Note/p\($0)" })
+    }
 }

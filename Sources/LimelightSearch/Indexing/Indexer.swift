@@ -171,8 +171,8 @@ public final class Indexer {
         }
     }
 
-    /// A bulk run: the import thread builds documents as usual, two shard writers take alternate
-    /// chunks, and the index merges the shards at the end and swaps the result in. Writing, most
+    /// A bulk run: the import thread builds documents as usual, two shard writers take chunks as
+    /// they are ready, and the index merges the shards at the end and swaps the result in. Writing, most
     /// of indexing, then uses two cores where one database takes one writer. The index itself
     /// only loses, in one transaction, the documents the batch replaces or removes. Nil, having
     /// written nothing, when the shards cannot be made.
@@ -181,12 +181,15 @@ public final class Indexer {
         try? FileManager.default.removeItem(atPath: work)
         defer { try? FileManager.default.removeItem(atPath: work) }
         var shards: [ShardWriter] = []
+        // Two chunks waiting at most, as in `ImportPipeline`: enough that neither shard idles.
+        let chunks = HandOffQueue<[ImportedMarker]>(capacity: 2)
         do {
             try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-            for number in 0..<2 { shards.append(try ShardWriter(path: "\(work)/shard-\(number)", language: language)) }
+            for number in 0..<2 { shards.append(try ShardWriter(path: "\(work)/shard-\(number)", language: language, chunks: chunks)) }
             try index.beginTransaction()
         } catch {
             logger.warning("writing in one database: cannot make shards in \(work): \(error)")
+            chunks.close()
             for shard in shards { try? shard.finish() }
             return nil
         }
@@ -197,21 +200,21 @@ public final class Indexer {
         report.removed = removeDocuments(of: removedURIs)
         let replacing = index.documentCount > 0
         let pipeline = ImportPipeline(markers: markers, chunkSize: Self.importChunkSize) { [unowned self] in importChunk($0) }
-        var done = 0, next = 0
+        var done = 0
         while let chunk = pipeline.next() {
             // A document the batch brings anew leaves the index now; its new version comes with
             // the merge. One that fails to import keeps its old version, as in a plain batch.
             if replacing {
                 for case .success(let document) in chunk.map(\.outcome) { try? index.deleteDocument(uniqueTerm: document.uniqueTerm) }
             }
-            shards[next % shards.count].write(chunk)
-            next += 1
+            chunks.put(chunk)
             for _ in chunk {
                 done += 1
                 progress?(done)
             }
         }
         generic.closeStores()
+        chunks.close()
         // Every shard is finished, whatever happens to the others: each holds a thread.
         var finishing: (any Error)?
         for shard in shards {

@@ -18,20 +18,34 @@ public struct Reconciler {
     /// in the order they lie in its table, and the index gets its documents in the order of their
     /// objects.
     public static func markers(in root: URL) -> [String] {
+        markerEntries(in: root).map(\.path)
+    }
+
+    /// Every marker under `root` with its object's URI, in the order of `markers(in:)`.
+    ///
+    /// The root's name is the store and each folder's the entity, so only file names are taken
+    /// apart here: a reconcile lists every marker, and parsing each whole path again (twice, for
+    /// the list and for the URI) was most of the time it took before indexing could start.
+    static func markerEntries(in root: URL) -> [(path: String, uri: String)] {
         let fileManager = FileManager.default
-        guard let entities = try? fileManager.contentsOfDirectory(atPath: root.path) else { return [] }
-        var result: [String] = []
+        let store = root.lastPathComponent
+        guard !store.isEmpty, store != "/", let entities = try? fileManager.contentsOfDirectory(atPath: root.path) else { return [] }
+        var result: [(path: String, uri: String)] = []
         for entity in entities.sorted() where !entity.hasPrefix(".") {
-            let folder = root.appendingPathComponent(entity).path
+            let folder = root.path + "/" + entity
             guard let files = try? fileManager.contentsOfDirectory(atPath: folder) else { continue }
+            let uriPrefix = "x-coredata://\(store)/\(entity)/p"
             var keyed: [(key: Int64, path: String)] = []
+            keyed.reserveCapacity(files.count)
             for file in files where !file.hasPrefix(".") {
-                let path = folder + "/" + file
-                if IndexLayout.objectURI(forMarker: path) != nil, let key = Int64(IndexLayout.MarkerParts(path).key) {
-                    keyed.append((key, path))
-                }
+                // As `IndexLayout.MarkerParts`: the key is the name before its last dot, or the
+                // whole name when it has none.
+                let name = file.utf8
+                let key = name.lastIndex(of: UInt8(ascii: ".")).map { file[..<$0] } ?? file[...]
+                if let pk = Int64(key), pk > 0 { keyed.append((pk, folder + "/" + file)) }
             }
-            result += keyed.sorted { $0.key < $1.key || ($0.key == $1.key && $0.path < $1.path) }.map(\.path)
+            keyed.sort { $0.key < $1.key || ($0.key == $1.key && $0.path < $1.path) }
+            for entry in keyed { result.append((entry.path, uriPrefix + String(entry.key))) }
         }
         return result
     }
@@ -50,8 +64,8 @@ public struct Reconciler {
         var plan = Plan()
         var seen: Set<String> = []
         for root in roots.values {
-            for marker in markers(in: root) {
-                guard let uri = IndexLayout.objectURI(forMarker: marker), let mtime = AtomicFileTime.modificationTime(marker) else { continue }
+            for (marker, uri) in markerEntries(in: root) {
+                guard let mtime = AtomicFileTime.modificationTime(marker) else { continue }
                 seen.insert(uri)
                 if let stored = indexed[uri], abs(stored - mtime) < 1e-6 {
                     plan.unchanged += 1

@@ -6,21 +6,28 @@ import Logging
 /// Writing is most of what indexing costs, and one Xapian database takes one writer at a time;
 /// so a bulk run at least as large as the index fills two shards at once and merges them into it at
 /// the end (`SearchIndex.merge`), which costs a few percent of writing them.
+///
+/// The shards of a run take their chunks from one queue, each the next one when it is ready, so
+/// neither waits at the end for the other to catch up; and each commits on its own thread, since
+/// a commit writes out the postings still held in memory, a large part of the run's last seconds.
 final class ShardWriter: @unchecked Sendable {
     let path: String
     private let index: SearchIndex
-    /// Chunks queued ahead of the writer: two at most, as in `ImportPipeline`.
-    private let queue = HandOffQueue<[Indexer.ImportedMarker]>(capacity: 2)
-    /// Signalled when the thread has written everything queued.
+    private let chunks: HandOffQueue<[Indexer.ImportedMarker]>
+    /// Signalled when the thread has written and committed everything.
     private let done = DispatchSemaphore(value: 0)
     /// What was written, and the markers that failed; read once `finish()` has returned.
     private(set) var report = Indexer.BatchReport()
     private(set) var failures: [String: String] = [:]
+    /// Why the shard could not be committed; set by the thread, read after `done`.
+    private var commitError: (any Error)?
     private let logger = Logger(label: "limelight.indexer")
 
-    /// Creates the shard (which must not exist) and starts its thread.
-    init(path: String, language: String) throws {
+    /// Creates the shard (which must not exist) and starts its thread, which writes what it
+    /// takes from `chunks` until the queue is closed and empty.
+    init(path: String, language: String, chunks: HandOffQueue<[Indexer.ImportedMarker]>) throws {
         self.path = path
+        self.chunks = chunks
         index = try SearchIndex(path: path, language: language, lockTimeout: 0)
         try index.beginTransaction()
         let thread = Thread { [self] in run() }
@@ -28,23 +35,22 @@ final class ShardWriter: @unchecked Sendable {
         thread.start()
     }
 
-    /// Queues a chunk, waiting while the writer is behind.
-    func write(_ chunk: [Indexer.ImportedMarker]) {
-        queue.put(chunk)
-    }
-
-    /// Waits for every queued chunk to be written, then commits and closes the shard. Called
-    /// once.
+    /// Waits until the shard has written every chunk it took and is committed and closed; call
+    /// once, after closing the queue.
     func finish() throws {
-        queue.close()
         done.wait()
-        try index.commitTransaction()
-        try index.close()
+        if let commitError { throw commitError }
     }
 
     private func run() {
-        while let chunk = queue.take() {
+        while let chunk = chunks.take() {
             for item in chunk { Indexer.write(item, to: index, report: &report, failures: &failures, logger: logger) }
+        }
+        do {
+            try index.commitTransaction()
+            try index.close()
+        } catch {
+            commitError = error
         }
         done.signal()
     }
