@@ -172,10 +172,10 @@ public final class Indexer {
     }
 
     /// A bulk run: the import thread builds documents as usual, two shard writers take chunks as
-    /// they are ready, and the index merges the shards at the end and swaps the result in. Writing, most
-    /// of indexing, then uses two cores where one database takes one writer. The index itself
-    /// only loses, in one transaction, the documents the batch replaces or removes. Nil, having
-    /// written nothing, when the shards cannot be made.
+    /// they are ready, and the index merges the shards at the end and swaps the result in.
+    /// Writing, most of indexing, then uses two cores where one database takes one writer. The
+    /// index itself only loses, in one transaction, the documents the batch replaces or removes.
+    /// Nil, having written nothing, when the shards cannot be made.
     private func applyInShards(changed: [String], removedURIs: [String], progress: ((Int) -> Void)?) -> BatchReport? {
         let work = index.path + ".bulk-\(getpid())"
         try? FileManager.default.removeItem(atPath: work)
