@@ -12,9 +12,9 @@ struct IndexBench {
         var ours: [Double] = [], raw: [Double] = [], recoll: [Double] = []
         let recollPeer = Recoll.missing == nil
             ? try Recoll(configURL: corpus.folder.appendingPathComponent("recoll"), topURLs: corpus.fileFolders) : nil
-        // Two runs each: a full-scale run of the three indexers takes minutes, and the whole
-        // benchmark has to fit in about twenty.
-        let runs = min(2, workspace.repeats)
+        // Three runs each, for a true median: a full-scale run of the three indexers takes about
+        // a minute and a half, and the whole benchmark has to fit in about twenty.
+        let runs = min(3, workspace.repeats)
         for run in 0..<runs {
             progress("bulk index: run \(run + 1) of \(runs)")
             let index = corpus.folder.appendingPathComponent("index-\(run)")
