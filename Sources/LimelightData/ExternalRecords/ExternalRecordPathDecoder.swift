@@ -85,7 +85,7 @@ public final class ExternalRecordPathDecoder {
         guard info.entities.contains(entity) else {
             throw ExternalRecordError(path: original, reason: "unknown entity '\(entity)' in store \(storeIdentifier)")
         }
-        guard let uri = URL(string: "x-coredata://\(storeIdentifier)/\(entity)/p\(pk)") else {
+        guard let uri = URL(string: ManagedObjectID.uriString(storeIdentifier: storeIdentifier, entityName: entity, primaryKey: pk)) else {
             throw ExternalRecordError(path: original, reason: "cannot form an object URI")
         }
         return ExternalRecordElements(entityName: entity, storeIdentifier: storeIdentifier, storeURL: info.storeURL,

@@ -56,9 +56,15 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     /// The URI as text, without the cost of building a URL (markers write one per object).
     public var uriString: String {
         switch key {
-        case .permanent(let pk): return "x-coredata://\(storeIdentifier ?? "")/\(entity.name)/p\(pk)"
+        case .permanent(let pk): return Self.uriString(storeIdentifier: storeIdentifier ?? "", entityName: entity.name, primaryKey: pk)
         case .temporary(let number): return "x-coredata:///\(entity.name)/t\(Self.temporaryUUID(number).uuidString)"
         }
+    }
+
+    /// The URI of a saved object named by its parts (`x-coredata://<store>/<Entity>/p<pk>`), for
+    /// code that knows them without an entity description, such as a marker's path.
+    public static func uriString(storeIdentifier: String, entityName: String, primaryKey: Int64) -> String {
+        "x-coredata://\(storeIdentifier)/\(entityName)/p\(primaryKey)"
     }
 
     /// The parts of an object URI, checked for form only; the coordinator resolves them.

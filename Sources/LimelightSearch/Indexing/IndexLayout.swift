@@ -1,4 +1,5 @@
 import Foundation
+import LimelightData
 
 /// How records are laid out in the Xapian database: term prefixes, value slots and document data.
 /// The indexer writes with it and search reads with it, so both always agree.
@@ -55,14 +56,19 @@ public enum IndexLayout {
     public static func objectURI(forMarker path: String) -> String? {
         let parts = MarkerParts(path)
         guard let pk = Int64(parts.key), pk > 0, !parts.entity.isEmpty, !parts.store.isEmpty, !parts.entity.hasPrefix(".") else { return nil }
-        return "x-coredata://\(parts.store)/\(parts.entity)/p\(pk)"
+        return ManagedObjectID.uriString(storeIdentifier: parts.store, entityName: parts.entity, primaryKey: pk)
     }
 
     /// A marker's extension (`note` for `…/Note/7.note`), or "" when it has none.
     public static func fileExtension(ofMarker path: String) -> String {
-        let name = MarkerParts(path).fileName
-        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else { return "" }
-        return String(name[name.utf8.index(after: dot)...])
+        String(splitFileName(MarkerParts(path).fileName).fileExtension)
+    }
+
+    /// A marker file's name taken apart at its last dot: the object's key before it and the
+    /// extension after it; the whole name and no extension when it has no dot but a leading one.
+    static func splitFileName(_ name: String) -> (key: Substring, fileExtension: Substring) {
+        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else { return (name[...], "") }
+        return (name[..<dot], name[name.utf8.index(after: dot)...])
     }
 
     /// The last three components of a marker path, taken apart as text. (Foundation's file URLs
@@ -90,11 +96,7 @@ public enum IndexLayout {
             fileName = names.count > 0 ? String(names[0]) : ""
             entity = names.count > 1 ? String(names[1]) : ""
             store = names.count > 2 ? String(names[2]) : ""
-            if let dot = fileName.utf8.lastIndex(of: UInt8(ascii: ".")), dot != fileName.startIndex {
-                key = String(fileName[..<dot])
-            } else {
-                key = fileName
-            }
+            key = String(IndexLayout.splitFileName(fileName).key)
         }
     }
 }

@@ -34,18 +34,15 @@ public struct Reconciler {
         for entity in entities.sorted() where !entity.hasPrefix(".") {
             let folder = root.path + "/" + entity
             guard let files = try? fileManager.contentsOfDirectory(atPath: folder) else { continue }
-            let uriPrefix = "x-coredata://\(store)/\(entity)/p"
             var keyed: [(key: Int64, path: String)] = []
             keyed.reserveCapacity(files.count)
             for file in files where !file.hasPrefix(".") {
-                // As `IndexLayout.MarkerParts`: the key is the name before its last dot, or the
-                // whole name when it has none.
-                let name = file.utf8
-                let key = name.lastIndex(of: UInt8(ascii: ".")).map { file[..<$0] } ?? file[...]
-                if let pk = Int64(key), pk > 0 { keyed.append((pk, folder + "/" + file)) }
+                if let pk = Int64(IndexLayout.splitFileName(file).key), pk > 0 { keyed.append((pk, folder + "/" + file)) }
             }
             keyed.sort { $0.key < $1.key || ($0.key == $1.key && $0.path < $1.path) }
-            for entry in keyed { result.append((entry.path, uriPrefix + String(entry.key))) }
+            for entry in keyed {
+                result.append((entry.path, ManagedObjectID.uriString(storeIdentifier: store, entityName: entity, primaryKey: entry.key)))
+            }
         }
         return result
     }
