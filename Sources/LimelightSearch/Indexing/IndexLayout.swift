@@ -34,6 +34,11 @@ public enum IndexLayout {
     /// The free-text prefix of a property: `XP` + its upper-cased name (`name:` → `XPNAME`).
     public static func fieldPrefix(_ property: String) -> String { "XP" + property.uppercased() }
 
+    /// The field names a `fieldsKey` metadata value lists.
+    static func fieldNames(inMetadata value: String?) -> [String] {
+        (value ?? "").split(separator: ",").map(String.init)
+    }
+
     /// What a document carries for showing a hit without opening the store.
     public struct DocumentData: Codable, Sendable, Equatable {
         public var marker: String

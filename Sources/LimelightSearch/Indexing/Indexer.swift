@@ -49,8 +49,7 @@ public final class Indexer {
             try index.setMetadata(language, forKey: IndexLayout.languageKey)
             try index.commit()
         }
-        let storedFields = try index.metadata(forKey: IndexLayout.fieldsKey) ?? ""
-        fields = Set(storedFields.split(separator: ",").map(String.init))
+        fields = Set(IndexLayout.fieldNames(inMetadata: try index.metadata(forKey: IndexLayout.fieldsKey)))
         let storedSlots = try index.metadata(forKey: IndexLayout.slotsKey) ?? ""
         slots = [:]
         for pair in storedSlots.split(separator: ",") {

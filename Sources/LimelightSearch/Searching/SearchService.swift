@@ -50,7 +50,7 @@ public final class SearchService {
         var query = SearchQuery(text: options.query)
         query.language = try options.language ?? reader.metadata(forKey: IndexLayout.languageKey) ?? "english"
         query.booleanPrefixes = ["entity": IndexLayout.entityPrefix, "store": IndexLayout.storePrefix]
-        let fields = (try reader.metadata(forKey: IndexLayout.fieldsKey) ?? "").split(separator: ",").map(String.init)
+        let fields = try reader.indexedFields()
         // Plain words search every property, one called `entity` or `store` too; such a property
         // is no field name, since Xapian refuses a name that is both a field and a filter.
         query.defaultPrefixes = fields.map(IndexLayout.fieldPrefix)

@@ -75,7 +75,7 @@ public final class SearchIndexReader: @unchecked Sendable {
         let box = Box()
         let fields = query.fieldPrefixes.sorted { $0.key < $1.key }
         let booleans = query.booleanPrefixes.sorted { $0.key < $1.key }
-        let defaults = try query.defaultPrefixes ?? Array(Set(query.fieldPrefixes.values).union(indexedFieldPrefixes())).sorted()
+        let defaults = try query.defaultPrefixes ?? Array(Set(query.fieldPrefixes.values).union(indexedFields().map(IndexLayout.fieldPrefix))).sorted()
         var estimated: UInt32 = 0
         try withCStringArrays([fields.map(\.key), fields.map(\.value), defaults, booleans.map(\.key), booleans.map(\.value)]) { arrays in
             try query.text.withCString { text in
@@ -103,8 +103,8 @@ public final class SearchIndexReader: @unchecked Sendable {
         return SearchResults(estimatedTotal: Int(estimated), hits: box.hits)
     }
 
-    /// The term prefix of every field the index's documents were written with.
-    func indexedFieldPrefixes() throws -> [String] {
-        (try metadata(forKey: IndexLayout.fieldsKey) ?? "").split(separator: ",").map { IndexLayout.fieldPrefix(String($0)) }
+    /// Every field the index's documents were written with (`IndexLayout.fieldsKey`).
+    func indexedFields() throws -> [String] {
+        IndexLayout.fieldNames(inMetadata: try metadata(forKey: IndexLayout.fieldsKey))
     }
 }
