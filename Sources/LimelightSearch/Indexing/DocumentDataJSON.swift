@@ -22,13 +22,18 @@ extension IndexLayout.DocumentData {
     func json() -> Data {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(marker.utf8.count + uri.utf8.count + entity.utf8.count + store.utf8.count + displayName.utf8.count + 64)
-        bytes.append(UInt8(ascii: "{"))
-        for (index, (key, value)) in [("marker", marker), ("uri", uri), ("entity", entity), ("store", store), ("displayName", displayName)].enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+        // Member by member, not over an array of the five pairs: that array was made per document.
+        func append(_ key: String, _ value: String, first: Bool = false) {
+            bytes.append(UInt8(ascii: first ? "{" : ","))
             FlatJSONObject.appendString(key, to: &bytes)
             bytes.append(UInt8(ascii: ":"))
             FlatJSONObject.appendString(value, to: &bytes)
         }
+        append("marker", marker, first: true)
+        append("uri", uri)
+        append("entity", entity)
+        append("store", store)
+        append("displayName", displayName)
         bytes.append(UInt8(ascii: "}"))
         return Data(bytes)
     }
