@@ -1,5 +1,6 @@
 // The only C++ in Limelight: a thin, exception-free C API over libxapian.
 #include "CXapian.h"
+#include "StemTable.hpp"
 
 #include <xapian.h>
 
@@ -7,22 +8,26 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <fcntl.h>
 
 struct cx_doc {
     Xapian::Document document;
     Xapian::TermGenerator generator;
-    bool stemming = false;
+    // The prefixes the document's free text went under, for the writer's stem table.
+    std::vector<std::string> text_prefixes;
 };
 
 struct cx_built {
     Xapian::Document document;
     std::string unique_term;
+    std::vector<std::string> text_prefixes;
 };
 
 namespace {
@@ -82,7 +87,10 @@ Xapian::Stem make_stemmer(const char *language) {
 
 }  // namespace
 
-struct cx_writer { Xapian::WritableDatabase db; };
+struct cx_writer {
+    Xapian::WritableDatabase db;
+    cx::StemTable stems;
+};
 struct cx_reader { Xapian::Database db; };
 
 namespace {
@@ -125,7 +133,7 @@ cx_writer *cx_writer_open(const char *path, double lock_timeout, cx_error *error
 
 int cx_writer_merge(cx_writer *writer, const char *path, const char *const *shards, int count, const char *merged,
                     cx_error *error) {
-    return guarded(error, [&] {
+    int rc = guarded(error, [&] {
         writer->db.commit();
         Xapian::Database sources(path);
         for (int i = 0; i < count; ++i) sources.add_database(Xapian::Database(shards[i]));
@@ -154,6 +162,9 @@ int cx_writer_merge(cx_writer *writer, const char *path, const char *const *shar
         writer->db.close();
         writer->db = Xapian::WritableDatabase(path, Xapian::DB_OPEN);
     });
+    // The merge commits first; when anything failed, stems recorded since the last commit may be lost.
+    if (rc != CX_OK) writer->stems.forget();
+    return rc;
 }
 
 int cx_writer_close_database(cx_writer *writer, cx_error *error) {
@@ -168,8 +179,15 @@ void cx_writer_close(cx_writer *writer) {
     delete writer;
 }
 
+int cx_writer_set_language(cx_writer *writer, const char *language, cx_error *error) {
+    return guarded(error, [&] { writer->stems.set_stemmer(make_stemmer(language)); });
+}
+
 int cx_writer_replace(cx_writer *writer, const cx_built *built, cx_error *error) {
-    return guarded(error, [&] { writer->db.replace_document(built->unique_term, built->document); });
+    return guarded(error, [&] {
+        writer->db.replace_document(built->unique_term, built->document);
+        writer->stems.record(writer->db, built->document, built->text_prefixes);
+    });
 }
 
 int cx_writer_delete(cx_writer *writer, const char *unique_term, cx_error *error) {
@@ -183,7 +201,9 @@ int cx_writer_contains(cx_writer *writer, const char *term, cx_error *error) {
 }
 
 int cx_writer_commit(cx_writer *writer, cx_error *error) {
-    return guarded(error, [&] { writer->db.commit(); });
+    int rc = guarded(error, [&] { writer->db.commit(); });
+    if (rc != CX_OK) writer->stems.forget();
+    return rc;
 }
 
 int cx_writer_begin_transaction(cx_writer *writer, cx_error *error) {
@@ -191,7 +211,9 @@ int cx_writer_begin_transaction(cx_writer *writer, cx_error *error) {
 }
 
 int cx_writer_commit_transaction(cx_writer *writer, cx_error *error) {
-    return guarded(error, [&] { writer->db.commit_transaction(); });
+    int rc = guarded(error, [&] { writer->db.commit_transaction(); });
+    if (rc != CX_OK) writer->stems.forget();
+    return rc;
 }
 
 int cx_writer_set_metadata(cx_writer *writer, const char *key, const char *value, cx_error *error) {
@@ -226,10 +248,11 @@ int cx_writer_terms(cx_writer *writer, const char *prefix, unsigned slot, cx_ter
 cx_doc *cx_doc_new(const char *language, cx_error *error) {
     cx_doc *doc = nullptr;
     guarded(error, [&] {
+        // Words are written unstemmed (StemTable); the language is checked here all the same, so
+        // an unknown one is refused before any document is built.
+        make_stemmer(language);
         doc = new cx_doc();
-        Xapian::Stem stemmer = make_stemmer(language);
-        doc->stemming = !stemmer.is_none();
-        doc->generator.set_stemmer(stemmer);
+        doc->generator.set_stemming_strategy(Xapian::TermGenerator::STEM_NONE);
         doc->generator.set_document(doc->document);
     });
     return doc;
@@ -242,6 +265,7 @@ void cx_doc_clear(cx_doc *doc) {
     guarded(&ignored, [&] {
         doc->document = Xapian::Document();
         doc->generator.set_document(doc->document);
+        doc->text_prefixes.clear();
     });
     cx_error_clear(&ignored);
 }
@@ -264,7 +288,8 @@ cx_built *cx_doc_finish(cx_doc *doc, const char *unique_term, cx_error *error) {
     cx_built *built = nullptr;
     guarded(error, [&] {
         doc->document.add_boolean_term(unique_term);
-        std::unique_ptr<cx_built> result(new cx_built{doc->document, unique_term});
+        std::unique_ptr<cx_built> result(new cx_built{doc->document, unique_term, std::move(doc->text_prefixes)});
+        doc->text_prefixes.clear();
         // Xapian's documents share their contents by a count that is not atomic: the builder lets
         // go of this one now, so the thread that writes it holds the only reference.
         doc->document = Xapian::Document();
@@ -278,11 +303,14 @@ void cx_built_free(cx_built *built) { delete built; }
 
 int cx_doc_index_text(cx_doc *doc, const char *text, const char *prefix, cx_error *error) {
     return guarded(error, [&] {
-        if (prefix && *prefix) {
-            doc->generator.index_text(text, 1, prefix);
-        } else {
+        std::string field = prefix ? prefix : "";
+        if (field.empty()) {
             doc->generator.index_text(text);
+        } else {
+            doc->generator.index_text(text, 1, field);
         }
+        auto &known = doc->text_prefixes;
+        if (std::find(known.begin(), known.end(), field) == known.end()) known.push_back(std::move(field));
         doc->generator.increase_termpos();
     });
 }
@@ -334,6 +362,8 @@ int cx_reader_search(cx_reader *reader, const cx_query *query, cx_hit_callback c
                          Xapian::QueryParser::FLAG_BOOLEAN_ANY_CASE | Xapian::QueryParser::FLAG_PURE_NOT;
         std::string text = query->text ? query->text : "";
         Xapian::Query parsed = text.empty() ? Xapian::Query::MatchAll : parser.parse_query(text, flags);
+        // A stemmed word reaches the words that have its stem through the stem table.
+        if (!stemmer.is_none()) parsed = cx::StemTable::expand(reader->db, parsed);
         Xapian::Enquire enquire(reader->db);
         enquire.set_query(parsed);
         if (query->sort_slot >= 0) {

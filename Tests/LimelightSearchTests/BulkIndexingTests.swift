@@ -161,6 +161,10 @@ struct BulkIndexingTests {
         query.fieldPrefixes = ["summary": IndexLayout.fieldPrefix("summary")]
         query.limit = count
         #expect(try SearchIndexReader(path: indexURL.path).search(query).hits.count == (count + 9) / 10)
+        // Each shard recorded the stems of the words it met first; the merge keeps both tables.
+        var stemmed = query
+        stemmed.text = "summary:decimals OR summary:plains"
+        #expect(try SearchIndexReader(path: indexURL.path).search(stemmed).hits.count == count)
 
         // The writer goes on in the merged index: a change replaces its document, not adds one.
         books[5].setValue("decimal", forKey: "summary")

@@ -156,6 +156,64 @@ struct SearchIndexTests {
         #expect(try ids(try SearchIndexReader(path: scratch.path("french")), query) == ["f"])
     }
 
+    /// Words are written once, as they are; a search reaches a word's other forms through the stem
+    /// table the writers keep, whichever writer met the word first.
+    @Test func wordsAreWrittenUnstemmedAndFoundThroughTheirStems() throws {
+        let scratch = try Scratch()
+        let path = scratch.path("db")
+        do {
+            let index = try SearchIndex(path: path)
+            try index.replaceDocument(Scratch.document("a", name: "Salsa", body: "chopped tomatoes"))
+            try index.commit()
+            #expect(try index.uniqueTerms(prefix: "Z", valueSlot: 0).isEmpty)
+        }
+        do {
+            // Another writer, which has met none of these words.
+            let index = try SearchIndex(path: path)
+            try index.replaceDocument(Scratch.document("b", name: "Salsas", body: "a tomato, chopping"))
+            try index.commit()
+        }
+        let reader = try SearchIndexReader(path: path)
+        #expect(try ids(reader, "tomato") == ["a", "b"])
+        #expect(try ids(reader, "tomatoes") == ["a", "b"])
+        #expect(try ids(reader, "chop") == ["a", "b"])
+        #expect(try ids(reader, "name:salsa") == ["a", "b"])
+        #expect(try ids(reader, "body:salsa").isEmpty)
+        // Both have a form of "chop".
+        #expect(try ids(reader, "tomato NOT chopped").isEmpty)
+        // A capitalised word is taken as written, and a phrase matches the words as written.
+        #expect(try ids(reader, "Tomatoes") == ["a"])
+        #expect(try ids(reader, "\"chopped tomatoes\"") == ["a"])
+        #expect(try ids(reader, "\"chopped tomato\"").isEmpty)
+    }
+
+    /// Each field's forms of a word are weighed apart, as its stemmed term was: a word rare in
+    /// names but common in texts makes the one name that has it the best match.
+    @Test func aStemmedWordWeighsByTheFieldItIsFoundIn() throws {
+        let scratch = try Scratch()
+        let index = try SearchIndex(path: scratch.path("db"))
+        for number in 1...5 {
+            try index.replaceDocument(Scratch.document("soup\(number)", name: "Soup \(number)", body: "tomatoes soup"))
+        }
+        try index.replaceDocument(Scratch.document("named", name: "Tomatoes",
+                                                   body: "a longer description of a dish that has many other words in it"))
+        try index.commit()
+        let hits = try ids(try SearchIndexReader(path: scratch.path("db")), Scratch.query("tomato"))
+        #expect(hits.count == 6)
+        #expect(hits.first == "named")
+    }
+
+    /// Indexes written before stems moved to the synonym table hold a stemmed copy of each word
+    /// ("Z" + prefix + stem); searches still find their documents.
+    @Test func stemmedTermsOfOlderIndexesStillMatch() throws {
+        let scratch = try Scratch()
+        let index = try SearchIndex(path: scratch.path("db"))
+        try index.replaceDocument(IndexDocument(uniqueTerm: "Qold", booleanTerms: ["ZXPBODYtomato"], data: Data("old".utf8)))
+        try index.replaceDocument(Scratch.document("new", name: "Salsa", body: "tomatoes"))
+        try index.commit()
+        #expect(try ids(try SearchIndexReader(path: scratch.path("db")), "tomato") == ["old", "new"])
+    }
+
     @Test func sortsByAValueSlotEitherWay() throws {
         let scratch = try Scratch()
         let index = try SearchIndex(path: scratch.path("db"))

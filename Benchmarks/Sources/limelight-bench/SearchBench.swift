@@ -24,7 +24,7 @@ struct SearchBench {
             ours.append(search.seconds * 1000)
             hits["limelight"] = search.output.components(separatedBy: "  uri:").count - 1
             if let questPath {
-                let outcome = try run(questPath, ["-d", xapianIndex.path, "-m", "20", "-p", ":", "-p", ":XPNAME", "-p", ":XPTEXT", word])
+                let outcome = try run(questPath, ["-d", xapianIndex.path, "-m", "20", "-f", "default,auto_synonyms", "-p", ":", "-p", ":XPNAME", "-p", ":XPTEXT", word])
                 quest.append(outcome.seconds * 1000)
                 hits["quest"] = outcome.output.components(separatedBy: "\n").filter { $0.contains("[") }.count
             }

@@ -4,7 +4,8 @@
 //     Indexes every line `id<TAB>name<TAB>text` the way a Xapian program would that offers what
 //     Limelight offers, so both write the same documents: a field per property (XPNAME, XPTEXT),
 //     each text once (a plain word searches both prefixes: `quest -p :XPNAME -p :XPTEXT`),
-//     stemming, a unique `Q` term (the object URI) used with
+//     stemming as Limelight does it (words written unstemmed, each distinct word's stem recorded
+//     once in the synonym table, where `quest -f default,auto_synonyms` finds it), a unique `Q` term (the object URI) used with
 //     replace_document, entity and store filter terms, sortable values (modification time,
 //     display name, each property, lower-cased) and the snippet text, and document data naming
 //     the record — all in one transaction. Prints the number of documents and the seconds taken.
@@ -17,12 +18,14 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <mutex>
 #include <set>
 #include <string>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 namespace {
@@ -40,8 +43,9 @@ int index_corpus(const std::string &db_path, const std::string &corpus_path) {
     auto start = std::chrono::steady_clock::now();
     Xapian::WritableDatabase db(db_path, Xapian::DB_CREATE_OR_OVERWRITE);
     Xapian::TermGenerator generator;
-    generator.set_stemmer(Xapian::Stem("english"));
-    generator.set_stemming_strategy(Xapian::TermGenerator::STEM_SOME);
+    generator.set_stemming_strategy(Xapian::TermGenerator::STEM_NONE);
+    Xapian::Stem stemmer("english");
+    std::unordered_set<std::string> stemmed;
     // A store UUID and records folder as long as Limelight's (the text of terms and data is
     // what costs, not what it says).
     const std::string store = "5EBAEA45-0A4B-43C1-894D-603D84A82BD0";
@@ -75,6 +79,15 @@ int index_corpus(const std::string &db_path, const std::string &corpus_path) {
         document.set_data("{\"marker\":\"" + records + "/Note/" + id + ".note\",\"uri\":\"" + uri +
                           "\",\"entity\":\"Note\",\"store\":\"" + store + "\",\"displayName\":\"" + name + "\"}");
         db.replace_document(unique, document);
+        for (auto term = document.termlist_begin(); term != document.termlist_end(); ++term) {
+            const std::string &name = *term;
+            for (const char *prefix : {"XPNAME", "XPTEXT"}) {
+                size_t length = std::strlen(prefix);
+                if (name.size() <= length || name.compare(0, length, prefix) != 0 || (name[length] >= 'A' && name[length] <= 'Z')) continue;
+                if (stemmed.insert(name).second) db.add_synonym("Z" + std::string(prefix) + stemmer(name.substr(length)), name);
+                break;
+            }
+        }
         ++count;
     }
     db.commit_transaction();

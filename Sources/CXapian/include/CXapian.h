@@ -35,6 +35,9 @@ cx_writer *cx_writer_open(const char *path, double lock_timeout, cx_error *error
 void cx_writer_close(cx_writer *writer);
 // Commits and releases the write lock; later calls on the writer fail with an error.
 int cx_writer_close_database(cx_writer *writer, cx_error *error);
+// The stemming language of the documents written from now on: the writer records the stem of each
+// word it has not met before in the synonym table, where searches find it ("none": no stems).
+int cx_writer_set_language(cx_writer *writer, const char *language, cx_error *error);
 // Adds the built document, or replaces the one with its unique term.
 int cx_writer_replace(cx_writer *writer, const cx_built *built, cx_error *error);
 int cx_writer_delete(cx_writer *writer, const char *unique_term, cx_error *error);
@@ -61,7 +64,8 @@ typedef void (*cx_term_callback)(void *context, const char *term, size_t term_le
 int cx_writer_terms(cx_writer *writer, const char *prefix, unsigned slot, cx_term_callback callback,
                     void *context, cx_error *error);
 
-// A document being built: free text goes through a TermGenerator with the given stemmer.
+// A document being built: free text goes through a TermGenerator, its words unstemmed (the writer
+// records their stems); `language` is checked, and an unknown one refused.
 cx_doc *cx_doc_new(const char *language, cx_error *error);
 void cx_doc_free(cx_doc *doc);
 // Empties the document for reuse, keeping its TermGenerator and stemmer (made once, not per document).

@@ -18,7 +18,14 @@ public final class SearchIndex: @unchecked Sendable {
         self.language = language
         // An unknown stemming language is refused now rather than on every document.
         builder = try DocumentBuilder(language: language)
-        handle = try xapianObject(path: path, { cx_writer_open(path, lockTimeout, $0) })
+        let handle = try xapianObject(path: path, { cx_writer_open(path, lockTimeout, $0) })
+        do {
+            try xapianCall(path: path, { cx_writer_set_language(handle, language, $0) }, failed: { $0 != 0 })
+        } catch {
+            cx_writer_close(handle)
+            throw error
+        }
+        self.handle = handle
     }
 
     deinit { cx_writer_close(handle) }
