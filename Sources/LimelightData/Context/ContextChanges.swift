@@ -79,6 +79,7 @@ extension ManagedObjectContext {
         if wasDeleted { deletedSet.remove(object) }
         pendingInserted.insert(object)
         if isFirstInsert {
+            object.entityLayout.ownValues(&object.values)
             for (index, value) in object.entityLayout.initialValues {
                 // Defaults fill attributes not set yet; to-manys always start empty.
                 if object.entityLayout.kinds[index] == .toMany || object.values[index].isNull { object.values[index] = value }
