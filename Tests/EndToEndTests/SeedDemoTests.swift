@@ -22,6 +22,10 @@ import Testing
 
         try h.run("cookbook", ["add", "Pico", "--directions", "Fresh tomato."])
         try h.waitUntil("a save while running is found") { try h.searchCount("pico") == 1 }
+        // Other forms of a word, through the stems the daemon's writer recorded: "tomato" in an
+        // earlier batch (and since gone from Salsa), "roasted" in the edit.
+        #expect(try h.searchCount("tomatoes") == 1)
+        #expect(try h.searchCount("roasting") == 1)
 
         try h.run("cookbook", ["delete", "Guacamole"])
         try h.waitUntil("the deleted recipe is gone") { try h.searchCount("avocados") == 0 }
