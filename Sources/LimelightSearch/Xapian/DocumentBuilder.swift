@@ -1,16 +1,17 @@
 import CXapian
 import Foundation
 
-/// Turns an `IndexDocument` into Xapian's form: its free text broken into terms and stemmed.
+/// Turns an `IndexDocument` into Xapian's form: its free text broken into terms, written as they
+/// are (the index's writer records each new word's stem, where searches find it).
 ///
 /// Generating terms is about a third of what indexing a document costs, and needs nothing from
 /// the database, so a bulk run builds documents on the thread that imports records while the
-/// writer's thread only writes them. One builder per thread: it reuses one term generator and
-/// stemmer for all its documents.
+/// writer's thread only writes them. One builder per thread: it reuses one term generator for
+/// all its documents.
 public final class DocumentBuilder {
     private let scratch: OpaquePointer
 
-    /// Stems for `language`; refuses an unknown one.
+    /// For documents in `language`; refuses a language Xapian has no stemmer for.
     public init(language: String) throws {
         scratch = try xapianObject(path: "stemming language '\(language)'", { cx_doc_new(language, $0) })
     }
