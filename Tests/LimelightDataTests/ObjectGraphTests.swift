@@ -77,6 +77,17 @@ final class TrackedLibrary: ManagedObject {
         let coordinator = try #require(context.persistentStoreCoordinator)
         #expect(coordinator.managedObjectID(forURIRepresentation: library.objectID.uriRepresentation()) == library.objectID)
         #expect(coordinator.managedObjectID(forURIRepresentation: try #require(URL(string: "x-coredata://NOPE/Library/p1"))) == nil)
+        // The same from the URI's text, as an index or a marker holds it.
+        #expect(coordinator.managedObjectID(forURIString: library.objectID.uriString) == library.objectID)
+        for text in ["x-coredata://NOPE/Library/p1", "x-coredata://\(store.identifier)/Library/1", "x-coredata://\(store.identifier)/Nope/p1", "", "Library"] {
+            #expect(coordinator.managedObjectID(forURIString: text) == nil, "\(text)")
+        }
+        #expect(try ManagedObjectID.parse(uriString: "x-coredata://S-1/Café/p42")
+            == ManagedObjectID.URIParts(storeIdentifier: "S-1", entityName: "Café", primaryKey: 42))
+        for text in ["x-coredata://S/E", "x-coredata://S/E/p1/x", "x-coredata:///E/p1", "x-coredata://S//p1", "x-coredata://S/E/p0",
+                     "x-coredata://S/E/p-2", "x-coredata://S/E/q1", "x-coredata://S/E/p", "x-coredata://S/E/", "x-core://S/E/p1"] {
+            #expect(throws: (any Error).self, "\(text)") { try ManagedObjectID.parse(uriString: text) }
+        }
         // IDs cross threads; objects do not.
         let id = library.objectID
         let seen = try DispatchQueue.global().sync { () throws -> String in

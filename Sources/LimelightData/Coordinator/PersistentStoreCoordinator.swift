@@ -80,7 +80,16 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// The ID named by an `x-coredata://` URI, if it belongs to one of this coordinator's stores.
     public func managedObjectID(forURIRepresentation uri: URL) -> ManagedObjectID? {
-        guard let parts = try? ManagedObjectID.parse(uri: uri),
+        managedObjectID(for: try? ManagedObjectID.parse(uri: uri))
+    }
+
+    /// `managedObjectID(forURIRepresentation:)` for a URI held as text, without making a `URL` of it.
+    public func managedObjectID(forURIString text: String) -> ManagedObjectID? {
+        managedObjectID(for: try? ManagedObjectID.parse(uriString: text))
+    }
+
+    private func managedObjectID(for parts: ManagedObjectID.URIParts?) -> ManagedObjectID? {
+        guard let parts,
               let store = persistentStores.first(where: { $0.identifier == parts.storeIdentifier }),
               let entity = managedObjectModel.entity(named: parts.entityName) else { return nil }
         return store.objectID(entity: entity, primaryKey: parts.primaryKey)

@@ -127,8 +127,7 @@ public final class SearchService {
             context = try ExternalRecordReader(markerPath: document.marker, roots: roots).context
             contexts[document.store] = context
         }
-        guard let uri = URL(string: document.uri),
-              let id = context.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri) else {
+        guard let id = context.persistentStoreCoordinator?.managedObjectID(forURIString: document.uri) else {
             throw ExternalRecordError(path: document.marker, reason: "the object URI \(document.uri) does not belong to the store")
         }
         return FaultBatch.Item(context: context, object: context.object(with: id))
