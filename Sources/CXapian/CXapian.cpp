@@ -117,6 +117,8 @@ int cx_writer_set_language(cx_writer *writer, const char *language, cx_error *er
     return guarded(error, [&] { writer->stems.set_stemmer(make_stemmer(language)); });
 }
 
+void cx_writer_forget_stems(cx_writer *writer) { writer->stems.forget(); }
+
 int cx_writer_replace(cx_writer *writer, const cx_built *built, cx_error *error) {
     return guarded(error, [&] {
         writer->db.replace_document(built->unique_term, built->document);

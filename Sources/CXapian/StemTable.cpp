@@ -25,7 +25,7 @@ const std::string *prefix_of(const std::string &term, const std::vector<std::str
 void StemTable::record(Xapian::WritableDatabase &db, const Xapian::Document &document,
                        const std::vector<std::string> &prefixes) {
     if (stemmer.is_none() || prefixes.empty()) return;
-    if (written.size() > limit) written.clear();
+    if (written.size() > limit) forget();
     for (auto term = document.termlist_begin(); term != document.termlist_end(); ++term) {
         const std::string &name = *term;
         const std::string *prefix = prefix_of(name, prefixes);

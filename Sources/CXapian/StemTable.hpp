@@ -25,9 +25,11 @@ public:
     // prefixes its text went under; "" for unprefixed text) that this writer has not recorded yet.
     void record(Xapian::WritableDatabase &db, const Xapian::Document &document, const std::vector<std::string> &prefixes);
 
-    // After a commit that failed: what was recorded since the last good one may be lost, so every
-    // word is recorded again when next met (recording a word twice changes nothing).
-    void forget() { written.clear(); }
+    // Lets go of the words recorded so far (and the memory they take), so that each is recorded
+    // again when next met, which changes nothing in the database. After a commit that failed,
+    // since what was recorded after the last good one may be lost; and when an idle daemon gives
+    // its memory back.
+    void forget() { std::unordered_set<std::string>().swap(written); }
 
     // `query` (as a stemming QueryParser made it) with each stemmed term replaced by a synonym
     // group of that term and the words the table records for it, so each field's words weigh as
@@ -41,10 +43,10 @@ private:
     static bool expand_into(const Xapian::Database &db, const Xapian::Query &query, Xapian::Query &result);
 
     Xapian::Stem stemmer;
-    // Terms whose stem is recorded in the database or pending in this writer's changes. Bounded
-    // by the index's vocabulary; cleared past `limit`, which only means recording words again.
+    // Terms whose stem is recorded in the database or pending in this writer's changes, about
+    // 100 bytes each: cleared past `limit` (some 50 MB), which only means recording words again.
     std::unordered_set<std::string> written;
-    static constexpr size_t limit = 2000000;
+    static constexpr size_t limit = 500000;
 };
 
 }  // namespace cx

@@ -187,6 +187,26 @@ struct SearchIndexTests {
         #expect(try ids(reader, "\"chopped tomato\"").isEmpty)
     }
 
+    /// A writer that forgot which words it recorded (as an idle daemon does, to give the memory
+    /// back) records them again when it meets them, and searches find every form as before.
+    @Test func aWriterThatForgotItsRecordedStemsRecordsThemAgain() throws {
+        let scratch = try Scratch()
+        let index = try SearchIndex(path: scratch.path("db"))
+        try index.replaceDocument(Scratch.document("a", name: "Salsa", body: "chopped tomatoes"))
+        try index.commit()
+        index.forgetRecordedStems()
+        try index.replaceDocument(Scratch.document("b", name: "Soup", body: "a tomato, chopping"))
+        try index.commit()
+        index.forgetRecordedStems()
+        index.forgetRecordedStems()
+        try index.replaceDocument(Scratch.document("c", name: "Stew", body: "no fruit"))
+        try index.commit()
+        let reader = try SearchIndexReader(path: scratch.path("db"))
+        #expect(try ids(reader, "tomatoes") == ["a", "b"])
+        #expect(try ids(reader, "chop") == ["a", "b"])
+        #expect(try ids(reader, "fruits") == ["c"])
+    }
+
     /// Each field's forms of a word are weighed apart, as its stemmed term was: a word rare in
     /// names but common in texts makes the one name that has it the best match.
     @Test func aStemmedWordWeighsByTheFieldItIsFoundIn() throws {

@@ -38,6 +38,9 @@ int cx_writer_close_database(cx_writer *writer, cx_error *error);
 // The stemming language of the documents written from now on: the writer records the stem of each
 // word it has not met before in the synonym table, where searches find it ("none": no stems).
 int cx_writer_set_language(cx_writer *writer, const char *language, cx_error *error);
+// Lets go of the memory that remembers which words' stems the writer recorded (they are recorded
+// again when next met).
+void cx_writer_forget_stems(cx_writer *writer);
 // Adds the built document, or replaces the one with its unique term.
 int cx_writer_replace(cx_writer *writer, const cx_built *built, cx_error *error);
 int cx_writer_delete(cx_writer *writer, const char *unique_term, cx_error *error);

@@ -233,7 +233,10 @@ public final class IndexerDaemon: @unchecked Sendable {
     private func releaseMemoryWhenIdle() {
         let timer = idleTrimTimer ?? {
             let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.setEventHandler { HeapTrimmer.releaseFreeMemory() }
+            timer.setEventHandler { [indexer] in
+                indexer.index.forgetRecordedStems()
+                HeapTrimmer.releaseFreeMemory()
+            }
             timer.resume()
             idleTrimTimer = timer
             return timer
@@ -261,6 +264,7 @@ public final class IndexerDaemon: @unchecked Sendable {
         }
         writeStatus()
         // A reconcile is a large piece of work done once, not one of a stream: release at once.
+        indexer.index.forgetRecordedStems()
         HeapTrimmer.releaseFreeMemory()
     }
 

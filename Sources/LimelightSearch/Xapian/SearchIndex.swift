@@ -46,6 +46,11 @@ public final class SearchIndex: @unchecked Sendable {
         try xapianCall(path: path, { cx_writer_replace(handle, document.handle, $0) }, failed: { $0 != 0 })
     }
 
+    /// Lets go of the memory in which the writer remembers the words whose stems it recorded, up
+    /// to tens of megabytes after a large batch: each is recorded again when next met, which
+    /// changes nothing in the index. An idle daemon calls this before giving its memory back.
+    public func forgetRecordedStems() { cx_writer_forget_stems(handle) }
+
     public func deleteDocument(uniqueTerm: String) throws {
         try xapianCall(path: path, { cx_writer_delete(handle, uniqueTerm, $0) }, failed: { $0 != 0 })
     }
