@@ -21,11 +21,13 @@ inline char *copy_string(const std::string &text) {
     return result;
 }
 
-inline void set_error(cx_error *error, int code, const std::string &message) {
-    if (!error) return;
+// Fills in `error` (when given) and returns `code`, so a handler says both in one line.
+inline int set_error(cx_error *error, int code, const std::string &message) {
+    if (!error) return code;
     std::free(error->message);
     error->code = code;
     error->message = copy_string(message);
+    return code;
 }
 
 // Runs body, turning every exception into an error code and message.
@@ -34,29 +36,21 @@ template <typename Body> int guarded(cx_error *error, Body body) {
         body();
         return CX_OK;
     } catch (const Xapian::DatabaseLockError &e) {
-        set_error(error, CX_ERR_LOCK, e.get_description());
-        return CX_ERR_LOCK;
+        return set_error(error, CX_ERR_LOCK, e.get_description());
     } catch (const Xapian::DatabaseModifiedError &e) {
-        set_error(error, CX_ERR_MODIFIED, e.get_description());
-        return CX_ERR_MODIFIED;
+        return set_error(error, CX_ERR_MODIFIED, e.get_description());
     } catch (const Xapian::QueryParserError &e) {
-        set_error(error, CX_ERR_QUERY, e.get_description());
-        return CX_ERR_QUERY;
+        return set_error(error, CX_ERR_QUERY, e.get_description());
     } catch (const Xapian::DatabaseOpeningError &e) {
-        set_error(error, CX_ERR_OPENING, e.get_description());
-        return CX_ERR_OPENING;
+        return set_error(error, CX_ERR_OPENING, e.get_description());
     } catch (const Xapian::DatabaseCorruptError &e) {
-        set_error(error, CX_ERR_CORRUPT, e.get_description());
-        return CX_ERR_CORRUPT;
+        return set_error(error, CX_ERR_CORRUPT, e.get_description());
     } catch (const Xapian::Error &e) {
-        set_error(error, CX_ERR_OTHER, e.get_description());
-        return CX_ERR_OTHER;
+        return set_error(error, CX_ERR_OTHER, e.get_description());
     } catch (const std::exception &e) {
-        set_error(error, CX_ERR_OTHER, e.what());
-        return CX_ERR_OTHER;
+        return set_error(error, CX_ERR_OTHER, e.what());
     } catch (...) {
-        set_error(error, CX_ERR_OTHER, "unknown C++ exception");
-        return CX_ERR_OTHER;
+        return set_error(error, CX_ERR_OTHER, "unknown C++ exception");
     }
 }
 
