@@ -233,15 +233,19 @@ public final class IndexerDaemon: @unchecked Sendable {
     private func releaseMemoryWhenIdle() {
         let timer = idleTrimTimer ?? {
             let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.setEventHandler { [indexer] in
-                indexer.index.forgetRecordedStems()
-                HeapTrimmer.releaseFreeMemory()
-            }
+            timer.setEventHandler { [weak self] in self?.releaseMemory() }
             timer.resume()
             idleTrimTimer = timer
             return timer
         }()
         timer.schedule(deadline: .now() + Self.idleTrimDelay, repeating: .never)
+    }
+
+    /// Gives memory back: the words whose stems the index's writer remembers (recorded again when
+    /// next met), then the heap's free pages.
+    private func releaseMemory() {
+        indexer.index.forgetRecordedStems()
+        HeapTrimmer.releaseFreeMemory()
     }
 
     private func reconcile(_ selected: [String: URL]) {
@@ -264,8 +268,7 @@ public final class IndexerDaemon: @unchecked Sendable {
         }
         writeStatus()
         // A reconcile is a large piece of work done once, not one of a stream: release at once.
-        indexer.index.forgetRecordedStems()
-        HeapTrimmer.releaseFreeMemory()
+        releaseMemory()
     }
 
     private func fallBackToScanning(_ root: String) {
