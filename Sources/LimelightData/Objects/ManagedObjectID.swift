@@ -86,20 +86,16 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
         }
         // The slashes are found among the UTF-8 bytes: splitting the text walks it character by
         // character, grapheme rules and all, about twenty times the work for an ASCII URI.
-        let utf8 = text.utf8
+        let utf8 = text.utf8, slash = UInt8(ascii: "/")
         let start = utf8.index(utf8.startIndex, offsetBy: prefix.utf8.count)
-        var slashes: [String.Index] = []
-        var index = start
-        while index < utf8.endIndex, slashes.count < 3 {
-            if utf8[index] == UInt8(ascii: "/") { slashes.append(index) }
-            index = utf8.index(after: index)
-        }
-        let store = slashes.count == 2 ? text[start..<slashes[0]] : ""
-        let entity = slashes.count == 2 ? text[utf8.index(after: slashes[0])..<slashes[1]] : ""
-        guard !store.isEmpty, !entity.isEmpty else {
+        guard let first = utf8[start...].firstIndex(of: slash),
+              let second = utf8[utf8.index(after: first)...].firstIndex(of: slash),
+              !utf8[utf8.index(after: second)...].contains(slash),
+              first > start, second > utf8.index(after: first) else {
             throw ObjectIDError("expected x-coredata://<store>/<entity>/p<key>", uri: text)
         }
-        let key = text[utf8.index(after: slashes[1])...]
+        let store = text[start..<first], entity = text[utf8.index(after: first)..<second]
+        let key = text[utf8.index(after: second)...]
         guard key.hasPrefix("p"), let pk = Int64(key.dropFirst()), pk > 0 else {
             throw ObjectIDError("the object key must be 'p' followed by a positive number", uri: text)
         }
