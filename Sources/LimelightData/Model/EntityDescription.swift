@@ -137,22 +137,6 @@ final class EntityLayout: @unchecked Sendable {
     /// One empty slot per property: objects made for fetched rows share it and replace it without
     /// having allocated their own.
     let emptyValues: [StoredValue]
-
-    /// `values` as an array of its own, when it is still the shared `emptyValues`. An inserted
-    /// object writes its values at once, and the copy the first write would make of the shared
-    /// array goes through the standard library's unspecialised code, a call through the value's
-    /// witness per slot (about 850 instructions for ten); appending to a reserved array is
-    /// specialised here.
-    func ownValues(_ values: inout [StoredValue]) {
-        let shared = values.withUnsafeBufferPointer { mine in
-            emptyValues.withUnsafeBufferPointer { $0.baseAddress == mine.baseAddress }
-        }
-        guard shared else { return }
-        var own: [StoredValue] = []
-        own.reserveCapacity(emptyValues.count)
-        for _ in 0..<emptyValues.count { own.append(.null) }
-        values = own
-    }
     /// Each attribute's type (`nil` for other properties), read without touching the attribute.
     let attributeTypes: [AttributeType?]
     /// The slots a new object starts with a value in: defaults and empty to-manys.
@@ -186,6 +170,23 @@ final class EntityLayout: @unchecked Sendable {
                 && attribute.regularExpression == nil
         }
         checksTypesOnly = typeOnlyRules.allSatisfy { $0 }
+    }
+
+
+    /// `values` as an array of its own, when it is still the shared `emptyValues`. An inserted
+    /// object writes its values at once, and the copy the first write would make of the shared
+    /// array goes through the standard library's unspecialised code, a call through the value's
+    /// witness per slot (about 850 instructions for ten); appending to a reserved array is
+    /// specialised here.
+    func ownValues(_ values: inout [StoredValue]) {
+        let shared = values.withUnsafeBufferPointer { mine in
+            emptyValues.withUnsafeBufferPointer { $0.baseAddress == mine.baseAddress }
+        }
+        guard shared else { return }
+        var own: [StoredValue] = []
+        own.reserveCapacity(emptyValues.count)
+        for _ in 0..<emptyValues.count { own.append(.null) }
+        values = own
     }
 }
 
