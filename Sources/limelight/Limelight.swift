@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LimelightData
+import LimelightSearch
 
 // Every command spells out its `commandName`: left out, ArgumentParser derives it from the type's
 // name with `String(describing:)`, whose runtime protocol lookups scan every conformance record of
@@ -43,6 +44,24 @@ func defaultIndexPath() -> String {
 
 /// Prints a JSON value on one line.
 func printJSON(_ value: Any) throws {
-    let data = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
-    print(String(decoding: data, as: UTF8.self))
+    print(try JSONLine.text(value))
+}
+
+/// Text written to standard output or error as it is: `print` would first ask the runtime what
+/// the value conforms to. Callers flush what they printed before (`fflush`).
+enum StandardStreams {
+    static func write(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count, let base = bytes.baseAddress {
+                let count = Glibc.write(descriptor, base + offset, bytes.count - offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += count
+            }
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LimelightData
+import LimelightSearch
 
 extension Limelight {
     struct Open: ParsableCommand {

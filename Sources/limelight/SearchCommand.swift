@@ -22,31 +22,13 @@ extension Limelight {
         @Flag(help: "Print only the number of hits.") var count = false
         @Flag(help: "Print one JSON object per hit.") var json = false
         @Flag(help: "Keep running and print changes to the results as the index changes.") var live = false
+        @Flag(help: "Search in this process even when limelightd is running (which otherwise answers, having the index and stores open).")
+        var local = false
 
         func run() throws {
             try SearchInvocation(query: query, index: index, language: language, limit: limit, offset: offset, sort: sort,
-                                 count: count, json: json, live: live).run()
+                                 count: count, json: json, live: live, local: local).run()
         }
-    }
-}
-
-enum HitPrinter {
-    static func print(_ hit: SearchService.Hit, json: Bool, prefix: String = "") throws {
-        let values = ObjectPrinter.values(of: hit.object)
-        if json {
-            var object: [String: Any] = ["displayName": hit.document.displayName, "entity": hit.document.entity, "uri": hit.document.uri,
-                                         "marker": hit.document.marker, "store": hit.document.store, "percent": hit.percent,
-                                         "snippet": hit.snippet, "values": ObjectPrinter.json(values)]
-            if !prefix.isEmpty { object["change"] = prefix.trimmingCharacters(in: .whitespaces) }
-            try printJSON(object)
-            return
-        }
-        Swift.print("\(prefix)\(hit.document.displayName)  [\(hit.document.entity), \(hit.percent)%]")
-        Swift.print("  uri:    \(hit.document.uri)")
-        Swift.print("  marker: \(hit.document.marker)")
-        // Xapian marks a cut with "…" itself; a snippet from the text's start has none.
-        if !hit.snippet.isEmpty { Swift.print("  text:   \(hit.snippet)") }
-        Swift.print(ObjectPrinter.text(values, indent: "    "))
     }
 }
 
@@ -65,18 +47,21 @@ struct LiveSearch {
             try service.reader.reopen()
             let outcome = try service.search(options)
             var now: [String: (name: String, values: String)] = [:]
+            var printed = ""
             for hit in outcome.hits {
                 let current = (hit.document.displayName, ObjectPrinter.text(ObjectPrinter.values(of: hit.object)))
                 now[hit.document.uri] = current
                 if let before = shown[hit.document.uri] {
-                    if before != current { try HitPrinter.print(hit, json: json, prefix: "~ ") }
+                    if before != current { try HitPrinter.write(hit, json: json, prefix: "~ ", to: &printed) }
                 } else {
-                    try HitPrinter.print(hit, json: json, prefix: "+ ")
+                    try HitPrinter.write(hit, json: json, prefix: "+ ", to: &printed)
                 }
             }
             for (uri, old) in shown where now[uri] == nil {
-                if json { try printJSON(["change": "-", "uri": uri, "displayName": old.name]) } else { Swift.print("- \(old.name)  \(uri)") }
+                printed += json ? try JSONLine.text(["change": "-", "uri": uri, "displayName": old.name]) : "- \(old.name)  \(uri)"
+                printed += "\n"
             }
+            StandardStreams.write(printed, to: STDOUT_FILENO)
             for dropped in outcome.dropped {
                 FileHandle.standardError.write(Data("dropped \(dropped.document.uri): \(dropped.reason)\n".utf8))
             }

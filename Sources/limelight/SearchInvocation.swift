@@ -13,33 +13,38 @@ struct SearchInvocation: Equatable {
     var count = false
     var json = false
     var live = false
+    var local = false
 
+    /// Searches through limelightd when it runs for the index (it has the index, models and
+    /// stores open already), else in this process.
     func run() throws {
         signal(SIGPIPE, SIG_DFL)
-        let indexURL = URL(fileURLWithPath: index ?? defaultIndexPath())
+        let indexPath = index ?? defaultIndexPath()
         var options = SearchService.Options(query: query.joined(separator: " "))
         options.language = language
         options.limit = limit
         options.offset = offset
         options.sort = sort
-        let service = try SearchService(indexPath: indexURL)
-        if count {
-            print(try service.count(options))
-            return
+        let request = SearchRequest(options: options, count: count, json: json)
+        if !live, !local, let reply = SearchClient.reply(to: request, indexPath: indexPath) {
+            try show(reply)
         }
+        let service = try SearchService(indexPath: URL(fileURLWithPath: indexPath))
         if live {
-            try LiveSearch(service: service, options: options, indexURL: indexURL, json: json).run()
+            try LiveSearch(service: service, options: options, indexURL: URL(fileURLWithPath: indexPath), json: json).run()
             return
         }
-        let outcome = try service.search(options)
-        for hit in outcome.hits { try HitPrinter.print(hit, json: json) }
-        for dropped in outcome.dropped {
-            FileHandle.standardError.write(Data("dropped \(dropped.document.uri): \(dropped.reason)\n".utf8))
-        }
-        if outcome.hits.isEmpty && !json { FileHandle.standardError.write(Data("no matches\n".utf8)) }
-        // The process ends here rather than after tearing the service down: releasing the
-        // stores' contexts disposes their dispatch queues, and libdispatch starts a worker
-        // thread just to do that.
+        try show(try service.reply(to: request))
+    }
+
+    /// Prints the reply and ends the process; a failed search's message goes the way of every
+    /// command error. The process ends here rather than after tearing the service down:
+    /// releasing the stores' contexts disposes their dispatch queues, and libdispatch starts a
+    /// worker thread just to do that.
+    private func show(_ reply: SearchReply) throws -> Never {
+        StandardStreams.write(reply.output, to: STDOUT_FILENO)
+        StandardStreams.write(reply.errorOutput, to: STDERR_FILENO)
+        if let failure = reply.failure { throw CommandError(failure) }
         Foundation.exit(EXIT_SUCCESS)
     }
 
@@ -70,6 +75,7 @@ struct SearchInvocation: Equatable {
             case "--count": invocation.count = true
             case "--json": invocation.json = true
             case "--live": invocation.live = true
+            case "--local": invocation.local = true
             case "--index", "--language", "--sort", "--limit", "--offset":
                 guard let value = rest.popFirst(), !value.hasPrefix("-") else { return nil }
                 switch argument {

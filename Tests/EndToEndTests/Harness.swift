@@ -4,6 +4,8 @@ import LimelightData
 /// A scratch XDG home with the built programs, for running them as a user would.
 final class Harness {
     let home: URL
+    /// `$XDG_RUNTIME_DIR`.
+    let runtime: URL
     let bin: URL
     var environment: [String: String]
     private var daemons: [Process] = []
@@ -17,6 +19,8 @@ final class Harness {
     init() throws {
         home = FileManager.default.temporaryDirectory.appendingPathComponent("limelight-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        runtime = URL(fileURLWithPath: "/tmp/limelight-run-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         // The test bundle sits next to the programs in the build folder.
         bin = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         var env = ProcessInfo.processInfo.environment
@@ -24,6 +28,9 @@ final class Harness {
         env["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
         env["XDG_STATE_HOME"] = home.appendingPathComponent("state").path
         env["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
+        // limelightd's search socket goes here: a short path of its own, since a socket's path
+        // must fit in 108 bytes, and never the user's runtime folder.
+        env["XDG_RUNTIME_DIR"] = runtime.path
         env["PATH"] = bin.path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
         env["COOKBOOK_MODEL"] = Self.packageRoot.appendingPathComponent("share/limelight/models/Cookbook.xcdatamodeld").path
         environment = env
@@ -37,6 +44,7 @@ final class Harness {
     deinit {
         for daemon in daemons where daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: home)
+        try? FileManager.default.removeItem(at: runtime)
     }
 
     /// The Core Data sample store and its model bundle, shipped with the tests.

@@ -11,14 +11,25 @@ public final class ExternalRecordReader {
     }
 
     /// Opens the store of markers already decoded.
-    public init(elements: ExternalRecordElements) throws {
+    public convenience init(elements: ExternalRecordElements) throws {
+        self.init(elements: elements, coordinator: try Self.openStore(of: elements))
+    }
+
+    /// Reads through a store opened before with `openStore(of:)`, which a long-running reader
+    /// keeps: each reader has its own context, so it sees the store as it is now.
+    public init(elements: ExternalRecordElements, coordinator: PersistentStoreCoordinator) {
         self.elements = elements
-        let model = try ManagedObjectModel(contentsOf: elements.modelURL)
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(type: .sqlite, at: elements.storeURL, options: [StoreOption.readOnly: true])
         context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = coordinator
         context.undoManager = nil
+    }
+
+    /// The store of `elements`, read-only, with the model its support folder holds.
+    public static func openStore(of elements: ExternalRecordElements) throws -> PersistentStoreCoordinator {
+        let model = try ManagedObjectModel(contentsOf: elements.modelURL)
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: elements.storeURL, options: [StoreOption.readOnly: true])
+        return coordinator
     }
 
     /// The live object, or an error when it no longer exists.

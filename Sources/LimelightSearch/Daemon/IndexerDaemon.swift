@@ -55,6 +55,8 @@ public final class IndexerDaemon: @unchecked Sendable {
     /// Long enough that a stream of saves never waits on a release between its batches.
     static let idleTrimDelay: TimeInterval = 1
     private var signalSources: [DispatchSourceSignal] = []
+    /// Answers `limelight search` with the index and stores open already.
+    private var searchServer: SearchServer?
     private let startedAt = Date()
     private var batches = 0
     private var indexedTotal = 0
@@ -90,6 +92,13 @@ public final class IndexerDaemon: @unchecked Sendable {
             source.resume()
             signalSources.append(source)
         }
+        do {
+            let server = try SearchServer(indexPath: options.indexPath, logger: logger)
+            server.start()
+            searchServer = server
+        } catch {
+            logger.warning("limelightd: not answering searches (limelight search runs them itself): \(error)")
+        }
         queue.sync {
             let registry = ExternalRecordsRegistry.rootsDirectory
             try? FileManager.default.createDirectory(at: registry, withIntermediateDirectories: true)
@@ -105,6 +114,7 @@ public final class IndexerDaemon: @unchecked Sendable {
 
     private func shutDown(signal: Int32) {
         logger.info("limelightd: signal \(signal), finishing the batch")
+        searchServer?.stop()
         flush()
         stopped = true
         watcher?.stop()

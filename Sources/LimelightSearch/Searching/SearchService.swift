@@ -4,7 +4,7 @@ import LimelightData
 /// Searches the index and resolves every hit to its live managed object, reading current values
 /// from the store; hits whose object is gone are dropped and reported.
 public final class SearchService {
-    public struct Options: Sendable {
+    public struct Options: Equatable, Sendable {
         public var query: String
         /// Stemming language for the query; `nil` uses the one the index was written with.
         public var language: String?
@@ -34,14 +34,19 @@ public final class SearchService {
     public let reader: SearchIndexReader
     private let registry: URL?
     private var contexts: [String: ManagedObjectContext] = [:]
+    /// Stores open between searches; `nil` opens them afresh for every search.
+    private let keptStores: KeptStores?
 
     /// `registry` is the roots registry hits' markers must lie in (default: the user's).
-    public init(indexPath: URL, registry: URL? = nil) throws {
+    /// `keepsStoresOpen` is for a long-running searcher: stores stay open between searches,
+    /// while each search still reads their rows as they are now.
+    public init(indexPath: URL, registry: URL? = nil, keepsStoresOpen: Bool = false) throws {
         guard FileManager.default.fileExists(atPath: indexPath.path) else {
             throw SearchIndexError(kind: .opening, message: "no index yet (start limelightd, or run limelight index)", path: indexPath.path)
         }
         reader = try SearchIndexReader(path: indexPath.path)
         self.registry = registry
+        keptStores = keepsStoresOpen ? KeptStores() : nil
     }
 
     /// The Xapian query for `options`: every indexed property as a field (`name:salsa`), and all
@@ -92,8 +97,9 @@ public final class SearchService {
         return try reader.search(query).estimatedTotal
     }
 
-    /// Runs the query and resolves its hits. Stores are opened afresh for every search, so a
-    /// long-running caller (`--live`) shows values as they are now, not as first read.
+    /// Runs the query and resolves its hits. Every search reads through contexts of its own (and,
+    /// unless stores are kept open, opens the stores afresh), so a long-running caller (`--live`,
+    /// limelightd) shows values as they are now, not as first read.
     public func search(_ options: Options) throws -> Outcome {
         contexts = [:]
         let results = try reader.search(try query(for: options))
@@ -117,6 +123,9 @@ public final class SearchService {
         return outcome
     }
 
+    /// Lets go of the last search's objects (and, unless stores are kept open, its stores).
+    public func releaseObjects() { contexts = [:] }
+
     /// The hit's object as a fault in its store's context, the store opened on first use.
     private func fault(for document: IndexLayout.DocumentData) throws -> FaultBatch.Item {
         let context: ManagedObjectContext
@@ -124,7 +133,12 @@ public final class SearchService {
             context = cached
         } else {
             let roots = registry.map(ExternalRecordsRegistry.registeredRoots(in:)) ?? ExternalRecordsRegistry.registeredRoots()
-            context = try ExternalRecordReader(markerPath: document.marker, roots: roots).context
+            let elements = try ExternalRecordPath.decode(document.marker, roots: roots)
+            if let keptStores {
+                context = ExternalRecordReader(elements: elements, coordinator: try keptStores.coordinator(for: elements)).context
+            } else {
+                context = try ExternalRecordReader(elements: elements).context
+            }
             contexts[document.store] = context
         }
         guard let id = context.persistentStoreCoordinator?.managedObjectID(forURIString: document.uri) else {

@@ -8,7 +8,7 @@ import LimelightData
 /// through `"\(value)"`, makes the runtime search the program's conformance tables once per type
 /// and protocol it has not met yet: printing one search hit that way cost a tenth of `limelight
 /// search`.
-enum PrintedValue: Equatable {
+public enum PrintedValue: Equatable, Sendable {
     case null
     case text(String)
     case integer(Int64)
@@ -16,7 +16,7 @@ enum PrintedValue: Equatable {
     case bool(Bool)
     case list([String])
 
-    init(_ value: Any?, attribute type: AttributeType?) {
+    public init(_ value: Any?, attribute type: AttributeType?) {
         guard let value else {
             self = .null
             return
@@ -67,7 +67,7 @@ enum PrintedValue: Equatable {
         }
     }
 
-    var text: String {
+    public var text: String {
         switch self {
         case .null: return "nil"
         case .text(let text): return text
@@ -78,7 +78,7 @@ enum PrintedValue: Equatable {
         }
     }
 
-    var json: Any {
+    public var json: Any {
         switch self {
         case .null: return NSNull()
         case .text(let text): return text

@@ -1,0 +1,124 @@
+import Foundation
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// limelightd's answers to `limelight search`: a Unix socket (see `SearchSocket`) served by one
+/// thread of its own, which keeps the index reader, the models and the stores open between
+/// searches.
+///
+/// Searches never wait for the daemon's batches: the thread reads the index while the daemon
+/// writes it, and reopens it before each search to see the last commit. Waiting in `accept`
+/// costs no wake-ups, so an idle daemon stays idle. Only the daemon's own user may ask.
+public final class SearchServer: @unchecked Sendable {
+    public let socketPath: String
+    private let indexPath: URL
+    private let realIndexPath: String
+    private let listener: Int32
+    private let logger: Logger
+    private let state = NSLock()
+    private var stopping = false
+    /// Used by the serving thread alone.
+    private var service: SearchService?
+
+    /// Binds the index's socket, replacing one a daemon left behind (only the daemon holding
+    /// the index's write lock gets this far, so no other serves it).
+    public init(indexPath: URL, logger: Logger) throws {
+        guard let real = SearchSocket.realPath(indexPath.path), let path = SearchSocket.path(forIndex: real) else {
+            throw SearchIndexError(kind: .other, message: "no socket address for this index (is its path too long?)", path: indexPath.path)
+        }
+        try FileManager.default.createDirectory(atPath: SearchSocket.folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard listener >= 0 else { throw Self.error("cannot make a socket", path) }
+        unlink(path)
+        guard SearchSocket.withAddress(path, { bind(listener, $0, $1) }) == 0, chmod(path, 0o600) == 0, listen(listener, 64) == 0 else {
+            let error = Self.error("cannot listen on", path)
+            close(listener)
+            throw error
+        }
+        self.indexPath = indexPath
+        realIndexPath = real
+        socketPath = path
+        self.listener = listener
+        self.logger = logger
+    }
+
+    public func start() {
+        let thread = Thread { [self] in serve() }
+        thread.name = "limelight.search"
+        thread.start()
+    }
+
+    /// Stops answering: the socket goes, and the thread ends after the search it is on.
+    public func stop() {
+        state.withLock { stopping = true }
+        unlink(socketPath)
+        shutdown(listener, Int32(SHUT_RDWR))
+    }
+
+    private var isStopping: Bool { state.withLock { stopping } }
+
+    private func serve() {
+        defer { close(listener) }
+        while true {
+            let connection = accept(listener, nil, nil)
+            if isStopping {
+                if connection >= 0 { close(connection) }
+                return
+            }
+            guard connection >= 0 else {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                // Out of descriptors or memory: waiting a moment beats spinning on the error.
+                logger.error("limelightd: accepting a search: \(String(cString: strerror(errno)))")
+                usleep(100_000)
+                continue
+            }
+            // The daemon starts importer programs, which must not inherit a client's connection.
+            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+            answer(connection)
+            close(connection)
+        }
+    }
+
+    private func answer(_ connection: Int32) {
+        SearchSocket.setTimeout(connection, seconds: 5)
+        var peer = PeerCredentials()
+        var size = socklen_t(MemoryLayout<PeerCredentials>.size)
+        guard getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0, peer.uid == getuid() else { return }
+        guard let bytes = SearchSocket.readToEnd(connection, limit: 1 << 20) else { return }
+        let reply: SearchReply
+        if let (request, index) = SearchWireFormat.decodeRequest(bytes) {
+            reply = index == realIndexPath ? run(request)
+                : SearchReply(failure: "limelightd serves the index \(realIndexPath), not \(index)")
+        } else {
+            reply = SearchReply(failure: "limelightd: not a search request it understands")
+        }
+        _ = SearchSocket.write(SearchWireFormat.encode(reply), to: connection)
+    }
+
+    private func run(_ request: SearchRequest) -> SearchReply {
+        do {
+            let service = try self.service ?? SearchService(indexPath: indexPath, keepsStoresOpen: true)
+            self.service = service
+            try service.reader.reopen()
+            defer { service.releaseObjects() }
+            return try service.reply(to: request)
+        } catch {
+            // The next search opens the index anew, whatever went wrong with this one.
+            service = nil
+            return SearchReply(failure: "\(error)")
+        }
+    }
+
+    private static func error(_ what: String, _ path: String) -> SearchIndexError {
+        SearchIndexError(kind: .other, message: "\(what) \(path): \(String(cString: strerror(errno)))", path: path)
+    }
+}
+
+/// The kernel's `struct ucred`, which Glibc's module leaves out (it is behind `_GNU_SOURCE`).
+private struct PeerCredentials {
+    var pid: pid_t = 0
+    var uid: uid_t = 0
+    var gid: gid_t = 0
+}

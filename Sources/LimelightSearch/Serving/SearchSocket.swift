@@ -1,0 +1,87 @@
+import LimelightData
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where limelightd answers the searches of an index, and the socket calls both ends share.
+///
+/// The socket is `$XDG_RUNTIME_DIR/limelight/search-<hash>.socket` (the state folder's
+/// `limelight/` when there is no runtime folder), the hash taken of the index's real path: each
+/// index has its own, and a client finds it from the index path however that was spelled.
+enum SearchSocket {
+    /// The socket for the index at `indexPath`; `nil` when there is no index there, or when the
+    /// path would not fit in a socket address.
+    static func path(forIndex indexPath: String) -> String? {
+        guard let real = realPath(indexPath) else { return nil }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in real.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        let digits = String(hash, radix: 16)
+        let path = folder + "/search-" + String(repeating: "0", count: 16 - digits.count) + digits + ".socket"
+        return path.utf8.count < addressCapacity ? path : nil
+    }
+
+    /// The folder of every index's socket.
+    static var folder: String {
+        if let runtime = XDGDirectories.variable("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") { return runtime + "/limelight" }
+        return XDGDirectories.stateHome.path + "/limelight"
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    private static let addressCapacity = MemoryLayout.size(ofValue: sockaddr_un().sun_path)
+
+    /// Calls `body` with the socket address of `path` (which `path(forIndex:)` made short enough).
+    static func withAddress<Result>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (offset, byte) in path.utf8.prefix(buffer.count - 1).enumerated() { buffer[offset] = byte }
+        }
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+    }
+
+    /// Makes reads and writes on `socket` give up after `seconds`, so that neither end waits
+    /// forever on the other.
+    static func setTimeout(_ socket: Int32, seconds: Int) {
+        var limit = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Everything the other end sends until it shuts its side down; `nil` on an error, a
+    /// timeout, or more than `limit` bytes.
+    static func readToEnd(_ socket: Int32, limit: Int) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(socket, $0.baseAddress, $0.count) }
+            if count == 0 { return bytes }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            bytes += chunk[..<count]
+            if bytes.count > limit { return nil }
+        }
+    }
+
+    /// Whether all of `bytes` went out.
+    static func write(_ bytes: [UInt8], to socket: Int32) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { send(socket, $0.baseAddress.map { $0 + offset }, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += count
+        }
+        return true
+    }
+}

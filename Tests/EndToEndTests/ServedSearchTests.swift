@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+/// `limelight search` answered by the running limelightd, which has the index and the stores open:
+/// the same output as searching in the command's own process, current values, and the command
+/// searching by itself again once the daemon is gone.
+@Suite(.serialized) struct ServedSearchTests {
+    /// Three recipes, indexed by a running daemon.
+    private func cookbookWithDaemon() throws -> (Harness, Process) {
+        let h = try Harness()
+        try h.run("cookbook", ["add", "Salsa", "--directions", "Chopped tomatoes, onion, cilantro, lime.", "--servings", "4",
+                               "--ingredient", "2 tomatoes", "--ingredient", "1 onion"])
+        try h.run("cookbook", ["add", "Guacamole", "--directions", "Mash ripe avocados with lime.", "--servings", "6"])
+        try h.run("cookbook", ["add", "Gazpacho", "--directions", "Blend tomato, cucumber and bread; serve cold.", "--servings", "2"])
+        let daemon = try h.startDaemon()
+        try h.waitUntil("the daemon indexed the recipes") { try h.searchCount("lime") == 2 && h.searchCount("tomato") == 2 }
+        return (h, daemon)
+    }
+
+    private func socketFiles(_ h: Harness) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: h.runtime.appendingPathComponent("limelight").path))?
+            .filter { $0.hasSuffix(".socket") } ?? []
+    }
+
+    @Test func theDaemonAnswersAsTheCommandItselfWould() throws {
+        let (h, _) = try cookbookWithDaemon()
+        #expect(socketFiles(h).count == 1)
+        let cases: [[String]] = [
+            ["cilantro"], ["--json", "tomato"], ["--count", "lime"], ["--sort", "servings", "--limit", "1", "tomato"],
+            ["--json", "--offset", "1", "entity:Recipe"], ["--language", "none", "tomatoes"], ["durian"],
+            ["tomato", "--sort", "colour"], ["name:(unclosed"],
+        ]
+        for arguments in cases {
+            let served = try h.run("limelight", ["search"] + arguments, allowFailure: true)
+            let local = try h.run("limelight", ["search", "--local"] + arguments, allowFailure: true)
+            #expect(served.status == local.status, "\(arguments)")
+            #expect(served.stdout == local.stdout, "\(arguments)")
+            #expect(served.stderr == local.stderr, "\(arguments)")
+            #expect(!(served.stdout + served.stderr).isEmpty, "\(arguments)")
+        }
+        let refused = try h.run("limelight", ["search", "tomato", "--sort", "colour"], allowFailure: true)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("no indexed property 'colour'"))
+    }
+
+    /// The daemon resolves hits with its own registry of stores: a command run with another
+    /// state folder (where no store is registered) still gets them from the daemon, while
+    /// searching by itself it cannot resolve them.
+    @Test func aServedSearchResolvesHitsThroughTheDaemon() throws {
+        let (h, _) = try cookbookWithDaemon()
+        let stranger = h.home.appendingPathComponent("other-state")
+        let index = h.home.appendingPathComponent("data/limelight/index").path
+        let served = try h.run("limelight", ["search", "--index", index, "cilantro"], extraEnvironment: ["XDG_STATE_HOME": stranger.path])
+        #expect(served.stdout.hasPrefix("Cookbook recipe: Salsa  [Recipe, "))
+        let local = try h.run("limelight", ["search", "--local", "--index", index, "cilantro"], extraEnvironment: ["XDG_STATE_HOME": stranger.path])
+        #expect(local.stdout.isEmpty)
+        #expect(local.stderr.contains("dropped x-coredata://"))
+    }
+
+    @Test func servedHitsShowTheStoreAsItIsNowAndTheCommandSearchesItselfOnceTheDaemonIsGone() throws {
+        let (h, daemon) = try cookbookWithDaemon()
+        #expect(try h.run("limelight", ["search", "cilantro"]).stdout.contains("    servings: 4\n"))
+        try h.run("cookbook", ["edit", "Salsa", "--servings", "9"])
+        #expect(try h.run("limelight", ["search", "cilantro"]).stdout.contains("    servings: 9\n"))
+        try h.sqlite("UPDATE ZRECIPE SET ZSERVINGS = 11 WHERE ZNAME = 'Salsa'")
+        #expect(try h.run("limelight", ["search", "cilantro"]).stdout.contains("    servings: 11\n"))
+        h.stop(daemon)
+        #expect(socketFiles(h).isEmpty)
+        let afterwards = try h.run("limelight", ["search", "cilantro"])
+        #expect(afterwards.stdout.contains("    servings: 11\n"))
+    }
+
+    /// A daemon killed outright leaves its socket behind: the command then searches by itself,
+    /// and the next daemon takes the socket over.
+    @Test func aSocketLeftByAKilledDaemonIsHarmless() throws {
+        let (h, daemon) = try cookbookWithDaemon()
+        h.stop(daemon, signal: SIGKILL)
+        #expect(socketFiles(h).count == 1)
+        #expect(try h.run("limelight", ["search", "cilantro"]).stdout.hasPrefix("Cookbook recipe: Salsa"))
+        try h.startDaemon()
+        #expect(socketFiles(h).count == 1)
+        let served = try h.run("limelight", ["search", "--json", "lime"])
+        let local = try h.run("limelight", ["search", "--json", "--local", "lime"])
+        #expect(served.stdout == local.stdout)
+        #expect(served.stdout.split(separator: "\n").count == 2)
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+@testable import LimelightSearch
+
+/// What travels over limelightd's search socket: requests and replies survive the trip whole,
+/// and anything that is not one is refused rather than guessed at.
+struct SearchWireFormatTests {
+    @Test func requestsAndRepliesRoundTrip() throws {
+        var options = SearchService.Options(query: "tomato \"chopped onion\" name:salsa é\t\n")
+        options.language = "french"
+        options.limit = 7
+        options.offset = 3
+        options.sort = "servings:desc"
+        let request = SearchRequest(options: options, count: false, json: true)
+        let decoded = try #require(SearchWireFormat.decodeRequest(SearchWireFormat.encode(request, indexPath: "/data/index")))
+        #expect(decoded.request == request)
+        #expect(decoded.indexPath == "/data/index")
+        let plain = SearchRequest(options: SearchService.Options(query: "lime"), count: true)
+        #expect(SearchWireFormat.decodeRequest(SearchWireFormat.encode(plain, indexPath: "/i"))?.request == plain)
+
+        for reply in [SearchReply(output: "Salsa\n  uri: x\0y\n", errorOutput: "dropped x: gone\n"),
+                      SearchReply(), SearchReply(errorOutput: "no matches\n"), SearchReply(failure: "no indexed property 'colour'")] {
+            #expect(SearchWireFormat.decodeReply(SearchWireFormat.encode(reply)) == reply)
+        }
+    }
+
+    @Test func malformedRequestsAndRepliesAreRefused() {
+        let good = SearchWireFormat.encode(SearchRequest(options: SearchService.Options(query: "lime")), indexPath: "/i")
+        #expect(SearchWireFormat.decodeRequest(Array(good.dropLast())) == nil)
+        #expect(SearchWireFormat.decodeRequest(Array("limelight-search 2\0index\0/i\0query\0x\0limit\01\0offset\00\0".utf8)) == nil)
+        #expect(SearchWireFormat.decodeRequest(Array("limelight-search 1\0index\0/i\0query\0x\0limit\0many\0offset\00\0".utf8)) == nil)
+        #expect(SearchWireFormat.decodeRequest(Array("limelight-search 1\0query\0x\0limit\01\0offset\00\0".utf8)) == nil)
+        #expect(SearchWireFormat.decodeRequest([]) == nil)
+
+        let reply = SearchWireFormat.encode(SearchReply(output: "hit\n", errorOutput: "", failure: nil))
+        #expect(SearchWireFormat.decodeReply(Array(reply.dropLast())) == nil)
+        #expect(SearchWireFormat.decodeReply(reply + [0x41]) == nil)
+        #expect(SearchWireFormat.decodeReply(Array("limelight-reply 1 0 -1 0 0\n".utf8)) == nil)
+        #expect(SearchWireFormat.decodeReply(Array("HTTP/1.1 200 OK\n".utf8)) == nil)
+        #expect(SearchWireFormat.decodeReply([]) == nil)
+    }
+}
