@@ -11,6 +11,11 @@ final class Workspace {
     /// Folder of this package's programs (`xapian-peer`).
     let benchBin: URL
     let corpus = Corpus()
+    /// `$XDG_RUNTIME_DIR` for the programs, where limelightd puts its search socket: the user's,
+    /// else a short folder of the run's own (a socket's path must fit in 108 bytes, which the
+    /// scratch folder's state folder may not).
+    let runtime: URL
+    private let ownsRuntime: Bool
 
     init() throws {
         let env = ProcessInfo.processInfo.environment
@@ -22,6 +27,14 @@ final class Workspace {
             ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/scratch")
         root = scratch.appendingPathComponent("limelight-bench-\(getpid())")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        if let runtime = env["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+            self.runtime = URL(fileURLWithPath: runtime)
+            ownsRuntime = false
+        } else {
+            runtime = URL(fileURLWithPath: "/tmp/limelight-bench-run-\(getpid())")
+            try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            ownsRuntime = true
+        }
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         benchBin = executable.deletingLastPathComponent()
         limelightBin = env["LIMELIGHT_BIN"].map { URL(fileURLWithPath: $0) }
@@ -31,6 +44,7 @@ final class Workspace {
     /// Removes the scratch folder, unless LIMELIGHT_BENCH_KEEP is set (to look at or profile what a
     /// run made).
     func remove() {
+        if ownsRuntime { try? FileManager.default.removeItem(at: runtime) }
         if ProcessInfo.processInfo.environment["LIMELIGHT_BENCH_KEEP"] != nil {
             progress("kept \(root.path)")
             return
@@ -61,6 +75,7 @@ final class Workspace {
         env["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
         env["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
         env["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
+        env["XDG_RUNTIME_DIR"] = runtime.path
         return env
     }
 

@@ -4,31 +4,40 @@ import LimelightData
 import Glibc
 #endif
 
-/// The stores a long-running searcher (limelightd) keeps open between searches.
+/// The stores a long-running searcher (limelightd) keeps open between searches, each with one
+/// context that is emptied after every search, so the next reads rows as they are then.
 ///
-/// Each is kept with the identity of its files as they were when opened, and opened afresh
-/// when they changed: a store file replaced (restored, or migrated into place) or the model copy
-/// rewritten must not be read with what was loaded before. Rows are always current, since every
-/// search reads through a context of its own.
+/// The context is kept, not made anew per search: a context has a dispatch queue, and releasing
+/// one makes libdispatch start a worker thread, which an idle daemon must not have waking up.
+/// Each store is kept with the identity of its files as they were when opened, and opened
+/// afresh when they changed: a store file replaced (restored, or migrated into place) or the
+/// model copy rewritten must not be read with what was loaded before.
 final class KeptStores {
     private struct Entry {
-        var coordinator: PersistentStoreCoordinator
+        var context: ManagedObjectContext
         var storePath: String
         var identity: [FileIdentity]
     }
 
     private var entries: [String: Entry] = [:]
 
-    func coordinator(for elements: ExternalRecordElements) throws -> PersistentStoreCoordinator {
+    /// The store's context, empty.
+    func context(for elements: ExternalRecordElements) throws -> ManagedObjectContext {
         let identity = [FileIdentity(path: elements.storeURL.path), FileIdentity(path: elements.modelURL.path)].compactMap { $0 }
         if let entry = entries[elements.storeIdentifier], entry.storePath == elements.storeURL.path, entry.identity == identity,
            identity.count == 2 {
-            return entry.coordinator
+            entry.context.reset()
+            return entry.context
         }
         entries[elements.storeIdentifier] = nil
-        let coordinator = try ExternalRecordReader.openStore(of: elements)
-        entries[elements.storeIdentifier] = Entry(coordinator: coordinator, storePath: elements.storeURL.path, identity: identity)
-        return coordinator
+        let context = ExternalRecordReader(elements: elements, coordinator: try ExternalRecordReader.openStore(of: elements)).context
+        entries[elements.storeIdentifier] = Entry(context: context, storePath: elements.storeURL.path, identity: identity)
+        return context
+    }
+
+    /// Lets go of every object the contexts hold.
+    func emptyContexts() {
+        for entry in entries.values { entry.context.reset() }
     }
 }
 

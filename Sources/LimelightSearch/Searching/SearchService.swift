@@ -124,7 +124,10 @@ public final class SearchService {
     }
 
     /// Lets go of the last search's objects (and, unless stores are kept open, its stores).
-    public func releaseObjects() { contexts = [:] }
+    public func releaseObjects() {
+        contexts = [:]
+        keptStores?.emptyContexts()
+    }
 
     /// The hit's object as a fault in its store's context, the store opened on first use.
     private func fault(for document: IndexLayout.DocumentData) throws -> FaultBatch.Item {
@@ -135,7 +138,7 @@ public final class SearchService {
             let roots = registry.map(ExternalRecordsRegistry.registeredRoots(in:)) ?? ExternalRecordsRegistry.registeredRoots()
             let elements = try ExternalRecordPath.decode(document.marker, roots: roots)
             if let keptStores {
-                context = ExternalRecordReader(elements: elements, coordinator: try keptStores.coordinator(for: elements)).context
+                context = try keptStores.context(for: elements)
             } else {
                 context = try ExternalRecordReader(elements: elements).context
             }
