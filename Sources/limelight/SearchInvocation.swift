@@ -20,7 +20,14 @@ struct SearchInvocation: Equatable {
     func run() throws {
         signal(SIGPIPE, SIG_DFL)
         let indexPath = index ?? defaultIndexPath()
-        var options = SearchService.Options(query: query.joined(separator: " "))
+        // Not `joined(separator:)`, whose generic code asks the runtime for metadata by name.
+        var words = "", first = true
+        for word in query {
+            if !first { words += " " }
+            words += word
+            first = false
+        }
+        var options = SearchService.Options(query: words)
         options.language = language
         options.limit = limit
         options.offset = offset
@@ -61,7 +68,9 @@ struct SearchInvocation: Equatable {
     /// same arguments.
     static func plainArguments(_ arguments: ArraySlice<String>) -> SearchInvocation? {
         var invocation = SearchInvocation()
-        var seen: Set<String> = []
+        // An array, not a set: hashing strings would cost the runtime a search of its
+        // conformance tables, and there are a handful of options.
+        var seen: [String] = []
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             guard argument.hasPrefix("-") else {
@@ -70,7 +79,8 @@ struct SearchInvocation: Equatable {
                 invocation.query.append(argument)
                 continue
             }
-            guard seen.insert(argument).inserted else { return nil }
+            guard !seen.contains(argument) else { return nil }
+            seen.append(argument)
             switch argument {
             case "--count": invocation.count = true
             case "--json": invocation.json = true

@@ -13,15 +13,19 @@ package enum XDGDirectories {
         return text.isEmpty ? nil : text
     }
 
-    package static var home: URL {
-        URL(fileURLWithPath: variable("HOME") ?? NSHomeDirectory(), isDirectory: true)
-    }
+    package static var home: URL { URL(fileURLWithPath: homePath, isDirectory: true) }
 
     /// `$XDG_DATA_HOME`, by default `~/.local/share`.
-    package static var dataHome: URL { directory("XDG_DATA_HOME") ?? home.appendingPathComponent(".local/share", isDirectory: true) }
+    package static var dataHome: URL { URL(fileURLWithPath: dataHomePath, isDirectory: true) }
 
     /// `$XDG_STATE_HOME`, by default `~/.local/state`.
-    package static var stateHome: URL { directory("XDG_STATE_HOME") ?? home.appendingPathComponent(".local/state", isDirectory: true) }
+    package static var stateHome: URL { URL(fileURLWithPath: stateHomePath, isDirectory: true) }
+
+    // The same folders as paths, made without `URL`: `limelight search` asking limelightd needs
+    // no more than these, and a `URL`'s path costs more than the rest of what the command does.
+    package static var homePath: String { variable("HOME") ?? NSHomeDirectory() }
+    package static var dataHomePath: String { path("XDG_DATA_HOME") ?? joined(homePath, ".local/share") }
+    package static var stateHomePath: String { path("XDG_STATE_HOME") ?? joined(homePath, ".local/state") }
 
     /// `$XDG_DATA_DIRS`, by default `/usr/local/share` and `/usr/share`, most important first.
     package static var dataDirectories: [URL] {
@@ -30,8 +34,12 @@ package enum XDGDirectories {
         return paths.map { URL(fileURLWithPath: $0, isDirectory: true) }
     }
 
-    private static func directory(_ name: String) -> URL? {
+    private static func path(_ name: String) -> String? {
         guard let path = variable(name), path.hasPrefix("/") else { return nil }
-        return URL(fileURLWithPath: path, isDirectory: true)
+        return path
+    }
+
+    private static func joined(_ folder: String, _ relative: String) -> String {
+        folder.hasSuffix("/") ? folder + relative : folder + "/" + relative
     }
 }

@@ -9,7 +9,7 @@ public enum SearchClient {
     /// limelightd's reply; `nil` when no limelightd answers for the index at `indexPath` (none
     /// runs, or it did not answer within `timeout` seconds), and the caller searches itself.
     public static func reply(to request: SearchRequest, indexPath: String, timeout: Int = 10) -> SearchReply? {
-        guard let real = SearchSocket.realPath(indexPath), let path = SearchSocket.path(forIndex: real) else { return nil }
+        guard let real = SearchSocket.realPath(indexPath), let path = SearchSocket.path(forRealIndexPath: real) else { return nil }
         let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard socket >= 0 else { return nil }
         defer { close(socket) }

@@ -25,7 +25,7 @@ public final class SearchServer: @unchecked Sendable {
     /// Binds the index's socket, replacing one a daemon left behind (only the daemon holding
     /// the index's write lock gets this far, so no other serves it).
     public init(indexPath: URL, logger: Logger) throws {
-        guard let real = SearchSocket.realPath(indexPath.path), let path = SearchSocket.path(forIndex: real) else {
+        guard let real = SearchSocket.realPath(indexPath.path), let path = SearchSocket.path(forRealIndexPath: real) else {
             throw SearchIndexError(kind: .other, message: "no socket address for this index (is its path too long?)", path: indexPath.path)
         }
         try FileManager.default.createDirectory(atPath: SearchSocket.folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -12,7 +12,11 @@ enum SearchSocket {
     /// The socket for the index at `indexPath`; `nil` when there is no index there, or when the
     /// path would not fit in a socket address.
     static func path(forIndex indexPath: String) -> String? {
-        guard let real = realPath(indexPath) else { return nil }
+        realPath(indexPath).flatMap(path(forRealIndexPath:))
+    }
+
+    /// The socket for an index path already resolved with `realPath(_:)`.
+    static func path(forRealIndexPath real: String) -> String? {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in real.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
         let digits = String(hash, radix: 16)
@@ -23,7 +27,7 @@ enum SearchSocket {
     /// The folder of every index's socket.
     static var folder: String {
         if let runtime = XDGDirectories.variable("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") { return runtime + "/limelight" }
-        return XDGDirectories.stateHome.path + "/limelight"
+        return XDGDirectories.stateHomePath + "/limelight"
     }
 
     static func realPath(_ path: String) -> String? {

@@ -9,20 +9,22 @@ enum SearchWireFormat {
     static let replyMagic = "limelight-reply 1"
 
     static func encode(_ request: SearchRequest, indexPath: String) -> [UInt8] {
-        var fields: [(String, String)] = [("index", indexPath), ("query", request.options.query),
-                                          ("limit", String(request.options.limit)), ("offset", String(request.options.offset))]
-        if let language = request.options.language { fields.append(("language", language)) }
-        if let sort = request.options.sort { fields.append(("sort", sort)) }
-        if request.count { fields.append(("count", "1")) }
-        if request.json { fields.append(("json", "1")) }
         var bytes = Array(requestMagic.utf8)
         bytes.append(0)
-        for (key, value) in fields {
+        func field(_ key: String, _ value: String) {
             bytes += key.utf8
             bytes.append(0)
             bytes += value.utf8
             bytes.append(0)
         }
+        field("index", indexPath)
+        field("query", request.options.query)
+        field("limit", String(request.options.limit))
+        field("offset", String(request.options.offset))
+        if let language = request.options.language { field("language", language) }
+        if let sort = request.options.sort { field("sort", sort) }
+        if request.count { field("count", "1") }
+        if request.json { field("json", "1") }
         return bytes
     }
 
@@ -52,16 +54,32 @@ enum SearchWireFormat {
     }
 
     /// The reply; `nil` when the bytes are not a whole one.
+    ///
+    /// Read from the bytes by hand: this runs in every `limelight search` the daemon answers, and
+    /// splitting the header into substrings and parsing those asks the runtime for generic
+    /// metadata by name, which costs more than the rest of the reading.
     static func decodeReply(_ bytes: [UInt8]) -> SearchReply? {
-        guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-        let header = String(decoding: bytes[..<newline], as: UTF8.self).split(separator: " ")
-        guard header.count == 6, header[0] + " " + header[1] == replyMagic,
-              let failed = Int(header[2]), let outputCount = Int(header[3]), let errorCount = Int(header[4]), let failureCount = Int(header[5]),
-              outputCount >= 0, errorCount >= 0, failureCount >= 0,
-              bytes.count - newline - 1 == outputCount + errorCount + failureCount else { return nil }
-        let outputStart = newline + 1, errorStart = outputStart + outputCount, failureStart = errorStart + errorCount
+        let magic = Array(replyMagic.utf8)
+        guard bytes.count > magic.count, bytes[..<magic.count].elementsEqual(magic) else { return nil }
+        var position = magic.count
+        var numbers: [Int] = []
+        while numbers.count < 4 {
+            guard position < bytes.count, bytes[position] == UInt8(ascii: " ") else { return nil }
+            position += 1
+            var number = 0, digits = 0
+            while position < bytes.count, bytes[position] >= UInt8(ascii: "0"), bytes[position] <= UInt8(ascii: "9"), digits < 18 {
+                number = number * 10 + Int(bytes[position] - UInt8(ascii: "0"))
+                digits += 1
+                position += 1
+            }
+            guard digits > 0 else { return nil }
+            numbers.append(number)
+        }
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\n"), numbers[0] <= 1 else { return nil }
+        let outputStart = position + 1, errorStart = outputStart + numbers[1], failureStart = errorStart + numbers[2]
+        guard bytes.count - failureStart == numbers[3] else { return nil }
         return SearchReply(output: String(decoding: bytes[outputStart..<errorStart], as: UTF8.self),
                            errorOutput: String(decoding: bytes[errorStart..<failureStart], as: UTF8.self),
-                           failure: failed == 0 ? nil : String(decoding: bytes[failureStart...], as: UTF8.self))
+                           failure: numbers[0] == 0 ? nil : String(decoding: bytes[failureStart...], as: UTF8.self))
     }
 }
