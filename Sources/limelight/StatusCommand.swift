@@ -32,6 +32,7 @@ extension Limelight {
             }
             print("limelightd: running (pid \(status.pid), since \(ISO8601Timestamp.string(from: status.startedAt)))")
             print("index: \(status.indexPath)")
+            print("searches: \(status.searchSocket.map { "answered at \($0)" } ?? "not answered (limelight search runs them itself)")")
             print("documents: \(status.documents)")
             print("last commit: \(status.lastCommit.map(ISO8601Timestamp.string(from:)) ?? "none")")
             print("queue: \(status.queued)")

@@ -25,6 +25,8 @@ import Testing
     @Test func theDaemonAnswersAsTheCommandItselfWould() throws {
         let (h, _) = try cookbookWithDaemon()
         #expect(socketFiles(h).count == 1)
+        let status = try h.run("limelight", ["status"]).stdout
+        #expect(status.contains("searches: answered at \(h.runtime.path)/limelight/search-"))
         let cases: [[String]] = [
             ["cilantro"], ["--json", "tomato"], ["--count", "lime"], ["--sort", "servings", "--limit", "1", "tomato"],
             ["--json", "--offset", "1", "entity:Recipe"], ["--language", "none", "tomatoes"], ["durian"],

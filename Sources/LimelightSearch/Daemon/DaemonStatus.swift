@@ -23,6 +23,8 @@ public struct DaemonStatus: Codable, Sendable {
     public var scannedRoots: [String]
     /// Recent failures: marker → reason.
     public var failures: [String: String]
+    /// The socket on which it answers `limelight search`; `nil` when it does not.
+    public var searchSocket: String?
 
     public static var defaultURL: URL {
         ExternalRecordsRegistryPaths.stateDirectory.appendingPathComponent("status.json")

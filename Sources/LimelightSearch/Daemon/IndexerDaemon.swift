@@ -299,7 +299,8 @@ public final class IndexerDaemon: @unchecked Sendable {
         let status = DaemonStatus(pid: getpid(), startedAt: startedAt, indexPath: options.indexPath.path,
                                   roots: roots.mapValues(\.path), documents: indexer.index.documentCount, lastCommit: lastCommit,
                                   queued: changed.count + removed.count, batches: batches, indexedTotal: indexedTotal,
-                                  removedTotal: removedTotal, overflows: overflows, scannedRoots: scannedRoots.sorted(), failures: indexer.failures)
+                                  removedTotal: removedTotal, overflows: overflows, scannedRoots: scannedRoots.sorted(), failures: indexer.failures,
+                                  searchSocket: searchServer?.socketPath)
         do { try status.write() } catch { logger.error("limelightd: cannot write status: \(error)") }
     }
 }
