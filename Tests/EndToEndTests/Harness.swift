@@ -126,10 +126,10 @@ final class Harness {
     var daemonLogText: String { (try? String(contentsOf: daemonLog, encoding: .utf8)) ?? "" }
 
     /// Runs `sqlite3` on the cookbook store, as another program changing it behind the app's back.
-    func sqlite(_ sql: String) throws {
+    func sqlite(_ sql: String, at store: URL? = nil) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", storeURL.path, sql]
+        process.arguments = ["sqlite3", (store ?? storeURL).path, sql]
         try process.run()
         process.waitUntilExit()
         if process.terminationStatus != 0 { throw HarnessError("sqlite3 \(sql) exited \(process.terminationStatus)") }

@@ -72,6 +72,20 @@ import Testing
         #expect(afterwards.stdout.contains("    servings: 11\n"))
     }
 
+    /// A store file replaced by another (restored from a copy) is opened afresh: the daemon
+    /// does not go on reading the file it opened first.
+    @Test func aReplacedStoreFileIsReadAfresh() throws {
+        let (h, _) = try cookbookWithDaemon()
+        #expect(try h.run("limelight", ["search", "cilantro"]).stdout.contains("    servings: 4\n"))
+        try h.sqlite("PRAGMA wal_checkpoint(TRUNCATE)")
+        let copy = h.storeURL.deletingLastPathComponent().appendingPathComponent("Restored.sqlite")
+        try FileManager.default.copyItem(at: h.storeURL, to: copy)
+        try h.sqlite("UPDATE ZRECIPE SET ZSERVINGS = 13 WHERE ZNAME = 'Salsa'", at: copy)
+        #expect(rename(copy.path, h.storeURL.path) == 0)
+        #expect(try h.run("limelight", ["search", "cilantro"]).stdout.contains("    servings: 13\n"))
+        #expect(try h.run("limelight", ["search", "--local", "cilantro"]).stdout.contains("    servings: 13\n"))
+    }
+
     /// A daemon killed outright leaves its socket behind: the command then searches by itself,
     /// and the next daemon takes the socket over.
     @Test func aSocketLeftByAKilledDaemonIsHarmless() throws {
