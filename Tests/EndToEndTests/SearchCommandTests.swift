@@ -69,6 +69,7 @@ import Testing
             (["--json", "entity:Recipe", "--sort", "servings", "--offset", "1", "--limit", "1"],
              ["--json", "entity:Recipe", "--sort=servings", "--offset=1", "--limit=1"]),
             (["cilantro"], ["--limit=20", "cilantro"]),
+            (["--local", "cilantro"], ["--local", "--limit=20", "cilantro"]),
             (["lime", "--json"], ["lime", "--json", "--offset=0"]),
             (["--count", "--language", "none", "tomatoes"], ["--count", "--language=none", "tomatoes"]),
             (["durian"], ["--offset=0", "durian"]),

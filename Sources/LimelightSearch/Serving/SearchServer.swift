@@ -98,15 +98,24 @@ public final class SearchServer: @unchecked Sendable {
     }
 
     private func run(_ request: SearchRequest) -> SearchReply {
+        let service: SearchService
         do {
-            let service = try self.service ?? SearchService(indexPath: indexPath, keepsStoresOpen: true)
-            self.service = service
+            service = try self.service ?? SearchService(indexPath: indexPath, keepsStoresOpen: true)
             try service.reader.reopen()
-            defer { service.releaseObjects() }
-            return try service.reply(to: request)
         } catch {
-            // The next search opens the index anew, whatever went wrong with this one.
-            service = nil
+            self.service = nil
+            return SearchReply(failure: "\(error)")
+        }
+        self.service = service
+        defer { service.releaseObjects() }
+        do {
+            return try service.reply(to: request)
+        } catch let error as SearchIndexError where error.kind == .opening || error.kind == .modified {
+            // The index went from under the reader: the next search opens it anew. A mistyped
+            // query or sort property keeps what is open.
+            self.service = nil
+            return SearchReply(failure: "\(error)")
+        } catch {
             return SearchReply(failure: "\(error)")
         }
     }
