@@ -38,5 +38,8 @@ struct SearchWireFormatTests {
         #expect(SearchWireFormat.decodeReply(Array("limelight-reply 1 0 -1 0 0\n".utf8)) == nil)
         #expect(SearchWireFormat.decodeReply(Array("HTTP/1.1 200 OK\n".utf8)) == nil)
         #expect(SearchWireFormat.decodeReply([]) == nil)
+        // A declined request is no reply: the command searches by itself.
+        #expect(SearchWireFormat.decodeReply(SearchWireFormat.encodeDeclined("another index")) == nil)
+        #expect(SearchWireFormat.decodeReply(Array("limelight-reply 1 2 0 0 0\n".utf8)) == nil)
     }
 }

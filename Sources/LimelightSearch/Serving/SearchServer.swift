@@ -87,14 +87,15 @@ public final class SearchServer: @unchecked Sendable {
         var size = socklen_t(MemoryLayout<PeerCredentials>.size)
         guard getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0, peer.uid == getuid() else { return }
         guard let bytes = SearchSocket.readToEnd(connection, limit: 1 << 20) else { return }
-        let reply: SearchReply
+        let answer: [UInt8]
         if let (request, index) = SearchWireFormat.decodeRequest(bytes) {
-            reply = index == realIndexPath ? run(request)
-                : SearchReply(failure: "limelightd serves the index \(realIndexPath), not \(index)")
+            answer = index == realIndexPath ? SearchWireFormat.encode(run(request))
+                : SearchWireFormat.encodeDeclined("a search of \(index), not of \(realIndexPath)")
         } else {
-            reply = SearchReply(failure: "limelightd: not a search request it understands")
+            logger.debug("limelightd: declined a search request it does not understand (\(bytes.count) bytes)")
+            answer = SearchWireFormat.encodeDeclined("not a search request this limelightd understands")
         }
-        _ = SearchSocket.write(SearchWireFormat.encode(reply), to: connection)
+        _ = SearchSocket.write(answer, to: connection)
     }
 
     private func run(_ request: SearchRequest) -> SearchReply {

@@ -2,8 +2,11 @@
 ///
 /// A request is `limelight-search 1`, then key and value pairs, every part ended by a NUL byte:
 /// what it carries came from a command line, where NUL cannot occur. The client then shuts its
-/// side down. A reply is a header line, `limelight-reply 1 <failed> <output bytes> <error
-/// bytes> <failure bytes>`, followed by those three texts, which may hold any byte.
+/// side down. A reply is a header line, `limelight-reply 1 <status> <output bytes> <error
+/// bytes> <failure bytes>`, followed by those three texts, which may hold any byte. Status 0 is a
+/// search that ran, 1 one that failed (the third text says why), and 2 a request the daemon
+/// declines (a version of the request it does not know, another index): the client then
+/// searches by itself, so a command and a daemon of different versions still work together.
 enum SearchWireFormat {
     static let requestMagic = "limelight-search 1"
     static let replyMagic = "limelight-reply 1"
@@ -53,7 +56,14 @@ enum SearchWireFormat {
         return Array(header.utf8) + output + errorOutput + failure
     }
 
-    /// The reply; `nil` when the bytes are not a whole one.
+    /// A reply saying the daemon will not run the request, and why (for its log); the client
+    /// searches by itself.
+    static func encodeDeclined(_ reason: String) -> [UInt8] {
+        let reason = Array(reason.utf8)
+        return Array("\(replyMagic) 2 0 0 \(reason.count)\n".utf8) + reason
+    }
+
+    /// The reply; `nil` when the bytes are not a whole one, or the daemon declined the request.
     ///
     /// Read from the bytes by hand: this runs in every `limelight search` the daemon answers, and
     /// splitting the header into substrings and parsing those asks the runtime for generic
@@ -75,7 +85,7 @@ enum SearchWireFormat {
             guard digits > 0 else { return nil }
             numbers.append(number)
         }
-        guard position < bytes.count, bytes[position] == UInt8(ascii: "\n"), numbers[0] <= 1 else { return nil }
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\n"), numbers[0] <= 1 else { return nil }  // 2: declined
         let outputStart = position + 1, errorStart = outputStart + numbers[1], failureStart = errorStart + numbers[2]
         guard bytes.count - failureStart == numbers[3] else { return nil }
         return SearchReply(output: String(decoding: bytes[outputStart..<errorStart], as: UTF8.self),
