@@ -86,6 +86,25 @@ import Testing
         #expect(try h.run("limelight", ["search", "--local", "cilantro"]).stdout.contains("    servings: 13\n"))
     }
 
+    /// A deleted store is closed once the daemon goes idle: its disk space is not held by a
+    /// connection the searches kept open.
+    @Test func aDeletedStoreIsClosedWhenTheDaemonGoesIdle() throws {
+        let (h, daemon) = try cookbookWithDaemon()
+        func openStoreFiles() -> [String] {
+            let folder = "/proc/\(daemon.processIdentifier)/fd"
+            return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+                .compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + $0) }
+                .filter { $0.hasPrefix(h.storeURL.path) }
+        }
+        #expect(try h.run("limelight", ["search", "cilantro"]).stdout.hasPrefix("Cookbook recipe: Salsa"))
+        #expect(!openStoreFiles().isEmpty)
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: h.storeURL.path + suffix) }
+        // A change to index makes a batch, after which the daemon goes idle.
+        let marker = try #require(try h.markers().values.first)
+        try FileManager.default.removeItem(atPath: marker)
+        try h.waitUntil("the daemon closed the deleted store") { openStoreFiles().isEmpty }
+    }
+
     /// A daemon killed outright leaves its socket behind: the command then searches by itself,
     /// and the next daemon takes the socket over.
     @Test func aSocketLeftByAKilledDaemonIsHarmless() throws {

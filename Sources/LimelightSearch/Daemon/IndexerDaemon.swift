@@ -252,9 +252,10 @@ public final class IndexerDaemon: @unchecked Sendable {
     }
 
     /// Gives memory back: the words whose stems the index's writer remembers (recorded again when
-    /// next met), then the heap's free pages.
+    /// next met), the stores searches kept open whose files are gone, then the heap's free pages.
     private func releaseMemory() {
         indexer.index.forgetRecordedStems()
+        searchServer?.closeStaleStores()
         HeapTrimmer.releaseFreeMemory()
     }
 

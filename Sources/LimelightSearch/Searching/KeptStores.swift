@@ -16,6 +16,7 @@ final class KeptStores {
     private struct Entry {
         var context: ManagedObjectContext
         var storePath: String
+        var modelPath: String
         var identity: [FileIdentity]
     }
 
@@ -23,7 +24,7 @@ final class KeptStores {
 
     /// The store's context, empty.
     func context(for elements: ExternalRecordElements) throws -> ManagedObjectContext {
-        let identity = [FileIdentity(path: elements.storeURL.path), FileIdentity(path: elements.modelURL.path)].compactMap { $0 }
+        let identity = Self.identity(store: elements.storeURL.path, model: elements.modelURL.path)
         if let entry = entries[elements.storeIdentifier], entry.storePath == elements.storeURL.path, entry.identity == identity,
            identity.count == 2 {
             entry.context.reset()
@@ -31,8 +32,21 @@ final class KeptStores {
         }
         entries[elements.storeIdentifier] = nil
         let context = ExternalRecordReader(elements: elements, coordinator: try ExternalRecordReader.openStore(of: elements)).context
-        entries[elements.storeIdentifier] = Entry(context: context, storePath: elements.storeURL.path, identity: identity)
+        entries[elements.storeIdentifier] = Entry(context: context, storePath: elements.storeURL.path, modelPath: elements.modelURL.path,
+                                                  identity: identity)
         return context
+    }
+
+    /// Closes the stores whose files were deleted or replaced since they were opened: a deleted
+    /// store's disk space is not given back while a connection holds the file open.
+    func closeStale() {
+        for (store, entry) in entries where Self.identity(store: entry.storePath, model: entry.modelPath) != entry.identity {
+            entries[store] = nil
+        }
+    }
+
+    private static func identity(store: String, model: String) -> [FileIdentity] {
+        [FileIdentity(path: store), FileIdentity(path: model)].compactMap { $0 }
     }
 
     /// Lets go of every object the contexts hold.

@@ -129,6 +129,9 @@ public final class SearchService {
         keptStores?.emptyContexts()
     }
 
+    /// Closes kept stores whose files were deleted or replaced (see `keepsStoresOpen`).
+    public func closeStaleStores() { keptStores?.closeStale() }
+
     /// The hit's object as a fault in its store's context, the store opened on first use.
     private func fault(for document: IndexLayout.DocumentData) throws -> FaultBatch.Item {
         let context: ManagedObjectContext

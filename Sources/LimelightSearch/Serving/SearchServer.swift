@@ -19,7 +19,8 @@ public final class SearchServer: @unchecked Sendable {
     private let logger: Logger
     private let state = NSLock()
     private var stopping = false
-    /// Used by the serving thread alone.
+    /// Held while a search runs, and by `closeStaleStores()`.
+    private let serving = NSLock()
     private var service: SearchService?
 
     /// Binds the index's socket, replacing one a daemon left behind (only the daemon holding
@@ -59,6 +60,13 @@ public final class SearchServer: @unchecked Sendable {
 
     private var isStopping: Bool { state.withLock { stopping } }
 
+    /// Closes the stores searches keep open whose files were deleted or replaced since, so that
+    /// the daemon does not hold a deleted store's disk space until the next search of it. The
+    /// daemon calls this when it goes idle.
+    public func closeStaleStores() {
+        serving.withLock { service?.closeStaleStores() }
+    }
+
     private func serve() {
         defer { close(listener) }
         while true {
@@ -89,7 +97,7 @@ public final class SearchServer: @unchecked Sendable {
         guard let bytes = SearchSocket.readToEnd(connection, limit: 1 << 20) else { return }
         let answer: [UInt8]
         if let (request, index) = SearchWireFormat.decodeRequest(bytes) {
-            answer = index == realIndexPath ? SearchWireFormat.encode(run(request))
+            answer = index == realIndexPath ? SearchWireFormat.encode(serving.withLock { run(request) })
                 : SearchWireFormat.encodeDeclined("a search of \(index), not of \(realIndexPath)")
         } else {
             logger.debug("limelightd: declined a search request it does not understand (\(bytes.count) bytes)")
