@@ -62,15 +62,18 @@ enum SearchSocket {
     /// timeout, or more than `limit` bytes.
     static func readToEnd(_ socket: Int32, limit: Int) -> [UInt8]? {
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        // Not a zeroed array: clearing 64 KiB cost more than the rest of reading a request.
+        let chunkSize = 64 * 1024
+        let chunk = UnsafeMutableRawPointer.allocate(byteCount: chunkSize, alignment: 1)
+        defer { chunk.deallocate() }
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(socket, $0.baseAddress, $0.count) }
+            let count = read(socket, chunk, chunkSize)
             if count == 0 { return bytes }
             if count < 0 {
                 if errno == EINTR { continue }
                 return nil
             }
-            bytes += chunk[..<count]
+            bytes += UnsafeRawBufferPointer(start: chunk, count: count)
             if bytes.count > limit { return nil }
         }
     }
