@@ -11,7 +11,8 @@ import Glibc
 /// one makes libdispatch start a worker thread, which an idle daemon must not have waking up.
 /// Each store is kept with the identity of its files as they were when opened, and opened
 /// afresh when they changed: a store file replaced (restored, or migrated into place) or the
-/// model copy rewritten must not be read with what was loaded before.
+/// model copy rewritten must not be read with what was loaded before. Writes to the store in
+/// place are read through the kept connection as they are.
 final class KeptStores {
     private struct Entry {
         var context: ManagedObjectContext
@@ -45,30 +46,35 @@ final class KeptStores {
         }
     }
 
-    private static func identity(store: String, model: String) -> [FileIdentity] {
-        [FileIdentity(path: store), FileIdentity(path: model)].compactMap { $0 }
-    }
-
     /// Lets go of every object the contexts hold.
     func emptyContexts() {
         for entry in entries.values { entry.context.reset() }
     }
+
+    /// The store file by inode alone, since every checkpoint of its journal changes its
+    /// modification time; the model folder by its modification time too, since the model copy
+    /// is renamed into it when rewritten.
+    private static func identity(store: String, model: String) -> [FileIdentity] {
+        [FileIdentity(path: store, changes: false), FileIdentity(path: model, changes: true)].compactMap { $0 }
+    }
 }
 
-/// Which file a path names and when it last changed: a file replaced by a rename gets a new
-/// inode, and a folder's modification time moves when a file is renamed into it.
+/// Which file a path names, and with `changes` when it last changed: a file replaced by a
+/// rename gets a new inode, and a folder's modification time moves when a file is renamed into it.
 struct FileIdentity: Equatable {
     var device: UInt64
     var inode: UInt64
-    var modifiedSeconds: Int
-    var modifiedNanoseconds: Int
+    var modifiedSeconds = 0
+    var modifiedNanoseconds = 0
 
-    init?(path: String) {
+    init?(path: String, changes: Bool) {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         device = UInt64(status.st_dev)
         inode = UInt64(status.st_ino)
-        modifiedSeconds = status.st_mtim.tv_sec
-        modifiedNanoseconds = status.st_mtim.tv_nsec
+        if changes {
+            modifiedSeconds = status.st_mtim.tv_sec
+            modifiedNanoseconds = status.st_mtim.tv_nsec
+        }
     }
 }
