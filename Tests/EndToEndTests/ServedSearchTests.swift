@@ -105,6 +105,27 @@ import Testing
         try h.waitUntil("the daemon closed the deleted store") { openStoreFiles().isEmpty }
     }
 
+    /// Indexing runs in the background (nice 10) and the thread answering searches at the
+    /// priority the daemon was started with, so that a search is not slowed by the machine's load.
+    @Test func searchesAreAnsweredAtTheDaemonsPriorityAndIndexingRunsInTheBackground() throws {
+        let (h, daemon) = try cookbookWithDaemon()
+        try h.run("cookbook", ["add", "Pico de gallo", "--directions", "Diced tomato and jalapeño."])
+        try h.waitUntil("the new recipe is indexed") { try h.searchCount("jalapeño") == 1 }
+        errno = 0
+        let started = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        let tasks = "/proc/\(daemon.processIdentifier)/task"
+        var niceness: [String: [Int]] = [:]
+        for task in try FileManager.default.contentsOfDirectory(atPath: tasks) {
+            let name = try String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            // The fields after the name in parentheses; the nice value is the 19th field in all.
+            let stat = try String(contentsOfFile: "\(tasks)/\(task)/stat", encoding: .utf8)
+            let fields = stat[stat.index(after: try #require(stat.lastIndex(of: ")")))...].split(separator: " ")
+            niceness[task == "\(daemon.processIdentifier)" ? "main" : name, default: []].append(try #require(Int(fields[16])))
+        }
+        #expect(niceness["limelight-query"] == [Int(started)])
+        #expect(niceness["main"] == [max(10, Int(started))])
+    }
+
     /// A daemon killed outright leaves its socket behind: the command then searches by itself,
     /// and the next daemon takes the socket over.
     @Test func aSocketLeftByAKilledDaemonIsHarmless() throws {

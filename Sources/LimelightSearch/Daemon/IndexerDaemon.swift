@@ -79,6 +79,17 @@ public final class IndexerDaemon: @unchecked Sendable {
     /// Runs until SIGTERM or SIGINT; returns after the last batch is committed.
     public func run() throws {
         signal(SIGPIPE, SIG_IGN)
+        // The search thread first, at the priority the daemon was started with; everything this
+        // thread starts after lowering itself (the watcher, the queue's threads, importers) runs
+        // in the background.
+        do {
+            let server = try SearchServer(indexPath: options.indexPath, logger: logger)
+            server.start()
+            searchServer = server
+        } catch {
+            logger.warning("limelightd: not answering searches (limelight search runs them itself): \(error)")
+        }
+        BackgroundPriority.lowerCurrentThread()
         let queue = self.queue
         let watcher = try InotifyWatcher(maxWatches: options.maxWatches) { [weak self] events in
             let readAt = DispatchTime.now()
@@ -91,13 +102,6 @@ public final class IndexerDaemon: @unchecked Sendable {
             source.setEventHandler { [weak self] in self?.shutDown(signal: signalNumber) }
             source.resume()
             signalSources.append(source)
-        }
-        do {
-            let server = try SearchServer(indexPath: options.indexPath, logger: logger)
-            server.start()
-            searchServer = server
-        } catch {
-            logger.warning("limelightd: not answering searches (limelight search runs them itself): \(error)")
         }
         queue.sync {
             let registry = ExternalRecordsRegistry.rootsDirectory
@@ -222,6 +226,8 @@ public final class IndexerDaemon: @unchecked Sendable {
 
     private func flush() {
         guard !changed.isEmpty || !removed.isEmpty else { return }
+        // The queue's threads come from a pool: whichever picked this up works in the background.
+        BackgroundPriority.lowerCurrentThread()
         batchStarted = .now()
         arrivedDuringLastBatch = 0
         let batchChanged = Array(changed), batchRemoved = removed.compactMap(IndexLayout.objectURI(forMarker:))
@@ -261,6 +267,7 @@ public final class IndexerDaemon: @unchecked Sendable {
 
     private func reconcile(_ selected: [String: URL]) {
         guard !selected.isEmpty else { writeStatus(); return }
+        BackgroundPriority.lowerCurrentThread()
         do {
             let plan = try Reconciler.plan(index: indexer.index, roots: selected, registered: Set(roots.keys))
             if !plan.changed.isEmpty || !plan.removedURIs.isEmpty {

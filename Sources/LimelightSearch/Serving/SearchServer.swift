@@ -46,10 +46,17 @@ public final class SearchServer: @unchecked Sendable {
     }
 
     public func start() {
-        let thread = Thread { [self] in serve() }
-        thread.name = "limelight.search"
+        let thread = Thread { [self] in
+            // Named from the thread itself: that is when Foundation passes the name on to the
+            // kernel (at most 15 bytes), where `ps -L` and /proc show it.
+            Thread.current.name = Self.threadName
+            serve()
+        }
         thread.start()
     }
+
+    /// What the serving thread is called in /proc and by `ps -L`.
+    public static let threadName = "limelight-query"
 
     /// Stops answering: the socket goes, and the thread ends after the search it is on.
     public func stop() {
