@@ -21,7 +21,15 @@ public final class SearchService {
         public var percent: Int
         public var snippet: String
         public var object: ManagedObject
-        public var values: [String: Any?]
+        /// The object's attribute values by name, read when asked for: printing a hit reads the
+        /// object itself, and reading every attribute of every hit up front did that work twice.
+        public var values: [String: Any?] {
+            var values: [String: Any?] = [:]
+            for property in object.entity.properties where property is AttributeDescription {
+                values[property.name] = object.value(forKey: property.name)
+            }
+            return values
+        }
     }
 
     public struct Outcome {
@@ -110,12 +118,7 @@ public final class SearchService {
         let objects = FaultBatch.load(decoded.map { _, document in Result { try fault(for: document) } })
         for ((hit, document), object) in zip(decoded, objects) {
             do {
-                let object = try object.get()
-                var values: [String: Any?] = [:]
-                for property in object.entity.properties where property is AttributeDescription {
-                    values[property.name] = object.value(forKey: property.name)
-                }
-                outcome.hits.append(Hit(document: document, percent: hit.percent, snippet: hit.snippet, object: object, values: values))
+                outcome.hits.append(Hit(document: document, percent: hit.percent, snippet: hit.snippet, object: try object.get()))
             } catch {
                 outcome.dropped.append((document, "\(error)"))
             }
