@@ -49,12 +49,13 @@ struct LiveSearch {
             var now: [String: (name: String, values: String)] = [:]
             var printed = ""
             for hit in outcome.hits {
-                let current = (hit.document.displayName, ObjectPrinter.text(ObjectPrinter.values(of: hit.object)))
+                let values = ObjectPrinter.values(of: hit.object)
+                let current = (hit.document.displayName, ObjectPrinter.text(values))
                 now[hit.document.uri] = current
                 if let before = shown[hit.document.uri] {
-                    if before != current { try HitPrinter.write(hit, json: json, prefix: "~ ", to: &printed) }
+                    if before != current { try HitPrinter.write(hit, json: json, prefix: "~ ", values: values, to: &printed) }
                 } else {
-                    try HitPrinter.write(hit, json: json, prefix: "+ ", to: &printed)
+                    try HitPrinter.write(hit, json: json, prefix: "+ ", values: values, to: &printed)
                 }
             }
             for (uri, old) in shown where now[uri] == nil {
@@ -63,10 +64,9 @@ struct LiveSearch {
             }
             StandardStreams.write(printed, to: STDOUT_FILENO)
             for dropped in outcome.dropped {
-                FileHandle.standardError.write(Data("dropped \(dropped.document.uri): \(dropped.reason)\n".utf8))
+                StandardStreams.write(HitPrinter.droppedLine(dropped.document, reason: dropped.reason), to: STDERR_FILENO)
             }
             shown = now
-            fflush(nil)
         }
         try refresh()
         let changes = DispatchSemaphore(value: 0)

@@ -3,9 +3,11 @@
 /// JSON object per line. Written into a string, so that the command and limelightd (which answers
 /// the command's searches) show hits alike.
 public enum HitPrinter {
-    /// `prefix` marks what `--live` reports: `+ ` new, `~ ` changed.
-    public static func write(_ hit: SearchService.Hit, json: Bool, prefix: String = "", to output: inout String) throws {
-        let values = ObjectPrinter.values(of: hit.object)
+    /// `prefix` marks what `--live` reports: `+ ` new, `~ ` changed. `values` are the object's, when
+    /// the caller read them already.
+    public static func write(_ hit: SearchService.Hit, json: Bool, prefix: String = "", values: [String: PrintedValue]? = nil,
+                             to output: inout String) throws {
+        let values = values ?? ObjectPrinter.values(of: hit.object)
         if json {
             var object: [String: Any] = ["displayName": hit.document.displayName, "entity": hit.document.entity, "uri": hit.document.uri,
                                          "marker": hit.document.marker, "store": hit.document.store, "percent": hit.percent,
@@ -22,5 +24,11 @@ public enum HitPrinter {
         if !hit.snippet.isEmpty { output += "  text:   \(hit.snippet)\n" }
         output += ObjectPrinter.text(values, indent: "    ")
         output += "\n"
+    }
+
+    /// The line that reports a hit left out because its object is gone or its store cannot be
+    /// opened (standard error).
+    public static func droppedLine(_ document: IndexLayout.DocumentData, reason: String) -> String {
+        "dropped \(document.uri): \(reason)\n"
     }
 }

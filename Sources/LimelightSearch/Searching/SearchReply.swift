@@ -25,7 +25,7 @@ extension SearchService {
         }
         let outcome = try search(request.options)
         for hit in outcome.hits { try HitPrinter.write(hit, json: request.json, to: &reply.output) }
-        for dropped in outcome.dropped { reply.errorOutput += "dropped \(dropped.document.uri): \(dropped.reason)\n" }
+        for dropped in outcome.dropped { reply.errorOutput += HitPrinter.droppedLine(dropped.document, reason: dropped.reason) }
         if outcome.hits.isEmpty && !request.json { reply.errorOutput += "no matches\n" }
         return reply
     }
