@@ -39,7 +39,7 @@ struct CommandError: Error, CustomStringConvertible {
 
 /// Where the index lives unless `--index` says otherwise: `$XDG_DATA_HOME/limelight/index`.
 func defaultIndexPath() -> String {
-    XDGDirectories.dataHomePath + "/limelight/index"
+    ExternalRecordsRegistryPaths.defaultIndexPath
 }
 
 /// Prints a JSON value on one line.

@@ -13,8 +13,6 @@ package enum XDGDirectories {
         return text.isEmpty ? nil : text
     }
 
-    package static var home: URL { URL(fileURLWithPath: homePath, isDirectory: true) }
-
     /// `$XDG_DATA_HOME`, by default `~/.local/share`.
     package static var dataHome: URL { URL(fileURLWithPath: dataHomePath, isDirectory: true) }
 

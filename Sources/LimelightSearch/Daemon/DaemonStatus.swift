@@ -87,11 +87,12 @@ public struct DaemonStatus: Codable, Sendable {
 
 /// XDG folders the search side uses.
 public enum ExternalRecordsRegistryPaths {
-    public static var stateDirectory: URL {
-        XDGDirectories.stateHome.appendingPathComponent("limelight", isDirectory: true)
-    }
+    public static var stateDirectory: URL { URL(fileURLWithPath: stateDirectoryPath, isDirectory: true) }
+    public static var defaultIndexURL: URL { URL(fileURLWithPath: defaultIndexPath, isDirectory: true) }
 
-    public static var defaultIndexURL: URL {
-        XDGDirectories.dataHome.appendingPathComponent("limelight/index", isDirectory: true)
-    }
+    // As paths too, made without `URL`: `limelight search` asking limelightd needs no more.
+    /// `$XDG_STATE_HOME/limelight`.
+    public static var stateDirectoryPath: String { XDGDirectories.stateHomePath + "/limelight" }
+    /// `$XDG_DATA_HOME/limelight/index`.
+    public static var defaultIndexPath: String { XDGDirectories.dataHomePath + "/limelight/index" }
 }

@@ -9,13 +9,8 @@ import Glibc
 /// `limelight/` when there is no runtime folder), the hash taken of the index's real path: each
 /// index has its own, and a client finds it from the index path however that was spelled.
 enum SearchSocket {
-    /// The socket for the index at `indexPath`; `nil` when there is no index there, or when the
-    /// path would not fit in a socket address.
-    static func path(forIndex indexPath: String) -> String? {
-        realPath(indexPath).flatMap(path(forRealIndexPath:))
-    }
-
-    /// The socket for an index path already resolved with `realPath(_:)`.
+    /// The socket for the index whose real path (`realPath(_:)`) is `real`; `nil` when the path
+    /// would not fit in a socket address.
     static func path(forRealIndexPath real: String) -> String? {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in real.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
@@ -27,7 +22,7 @@ enum SearchSocket {
     /// The folder of every index's socket.
     static var folder: String {
         if let runtime = XDGDirectories.variable("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") { return runtime + "/limelight" }
-        return XDGDirectories.stateHomePath + "/limelight"
+        return ExternalRecordsRegistryPaths.stateDirectoryPath
     }
 
     static func realPath(_ path: String) -> String? {
@@ -38,7 +33,7 @@ enum SearchSocket {
 
     private static let addressCapacity = MemoryLayout.size(ofValue: sockaddr_un().sun_path)
 
-    /// Calls `body` with the socket address of `path` (which `path(forIndex:)` made short enough).
+    /// Calls `body` with the socket address of `path` (which `path(forRealIndexPath:)` made short enough).
     static func withAddress<Result>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
