@@ -36,9 +36,10 @@ struct SearchInvocation: Equatable {
         if !live, !local, let reply = SearchClient.reply(to: request, indexPath: indexPath) {
             try show(reply)
         }
-        let service = try SearchService(indexPath: URL(fileURLWithPath: indexPath))
+        let indexURL = URL(fileURLWithPath: indexPath)
+        let service = try SearchService(indexPath: indexURL)
         if live {
-            try LiveSearch(service: service, options: options, indexURL: URL(fileURLWithPath: indexPath), json: json).run()
+            try LiveSearch(service: service, options: options, indexURL: indexURL, json: json).run()
             return
         }
         try show(try service.reply(to: request))

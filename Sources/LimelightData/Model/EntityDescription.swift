@@ -172,7 +172,6 @@ final class EntityLayout: @unchecked Sendable {
         checksTypesOnly = typeOnlyRules.allSatisfy { $0 }
     }
 
-
     /// `values` as an array of its own, when it is still the shared `emptyValues`. An inserted
     /// object writes its values at once, and the copy the first write would make of the shared
     /// array goes through the standard library's unspecialised code, a call through the value's
