@@ -90,19 +90,24 @@ enum SQLiteValueMapping {
     /// date) or NULL, read straight from the statement; `nil` for the rest (`otherValue`).
     @inline(__always)
     static func commonValue(_ statement: OpaquePointer, column: Int32, type: AttributeType) -> StoredValue? {
-        let storage = sqlite3_column_type(statement, column)
+        // One `sqlite3_column_value` and then the value's own readers: each `sqlite3_column_…`
+        // call takes and releases the connection's state and error bookkeeping again, and a type
+        // check and a read per value paid that twice.
+        guard let value = sqlite3_column_value(statement, column) else { return .null }
+        let storage = sqlite3_value_type(value)
         if storage == SQLITE_NULL { return .null }
         switch (type, storage) {
-        case (.integer64, SQLITE_INTEGER): return .int64(sqlite3_column_int64(statement, column))
-        case (.integer32, SQLITE_INTEGER): return .int32(Int32(truncatingIfNeeded: sqlite3_column_int64(statement, column)))
-        case (.integer16, SQLITE_INTEGER): return .int16(Int16(truncatingIfNeeded: sqlite3_column_int64(statement, column)))
-        case (.boolean, SQLITE_INTEGER): return .bool(sqlite3_column_int64(statement, column) != 0)
-        case (.double, SQLITE_FLOAT): return .double(sqlite3_column_double(statement, column))
-        case (.date, SQLITE_FLOAT): return .date(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, column)))
+        case (.integer64, SQLITE_INTEGER): return .int64(sqlite3_value_int64(value))
+        case (.integer32, SQLITE_INTEGER): return .int32(Int32(truncatingIfNeeded: sqlite3_value_int64(value)))
+        case (.integer16, SQLITE_INTEGER): return .int16(Int16(truncatingIfNeeded: sqlite3_value_int64(value)))
+        case (.boolean, SQLITE_INTEGER): return .bool(sqlite3_value_int64(value) != 0)
+        case (.double, SQLITE_FLOAT): return .double(sqlite3_value_double(value))
+        case (.date, SQLITE_FLOAT): return .date(Date(timeIntervalSinceReferenceDate: sqlite3_value_double(value)))
         case (.string, SQLITE_TEXT):
-            // By length, not up to the first NUL: text may contain NUL characters.
-            let count = Int(sqlite3_column_bytes(statement, column))
-            guard let text = sqlite3_column_text(statement, column) else { return .string("") }
+            // By length, not up to the first NUL: text may contain NUL characters. The text first,
+            // then its length, as SQLite's documentation orders the two calls.
+            guard let text = sqlite3_value_text(value) else { return .string("") }
+            let count = Int(sqlite3_value_bytes(value))
             return .string(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
         default:
             return nil
