@@ -30,10 +30,17 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // Core Data keeps a store's model compressed with deflate (`Z_MODELCACHE`).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "LimelightData",
             dependencies: [
                 "CSQLite",
+                "CZlib",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -91,7 +98,7 @@ let package = Package(
         .target(name: "PredicateFixtures", dependencies: ["LimelightData"], path: "Tests/Tools/PredicateFixtures"),
         .executableTarget(name: "limelight-predicate-fuzz", dependencies: ["LimelightData", "PredicateFixtures"], path: "Tests/Tools/PredicateFuzz",
                          linkerSettings: programLinking),
-        .testTarget(name: "LimelightDataTests", dependencies: ["LimelightData", "PredicateFixtures"]),
+        .testTarget(name: "LimelightDataTests", dependencies: ["LimelightData", "PredicateFixtures", "CSQLite", "CZlib"]),
         .testTarget(name: "LimelightSearchTests", dependencies: ["LimelightSearch", "LimelightData"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LimelightData"]),
     ],

@@ -9,6 +9,7 @@ check libxapian-dev
 check xapian-tools
 check libjemalloc-dev
 check libxml2-dev
+check zlib1g-dev
 check xdg-utils
 check shared-mime-info
 if ((${#need[@]})); then

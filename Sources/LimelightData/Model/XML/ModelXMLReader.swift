@@ -2,8 +2,13 @@ import Foundation
 
 extension ManagedObjectModel {
     /// Reads an Xcode model: a `.xcdatamodeld` bundle (its current version, named by
-    /// `.xccurrentversion`), one `.xcdatamodel` folder, or a `contents` file.
+    /// `.xccurrentversion`), one `.xcdatamodel` folder, or a `contents` file; or a compiled one, a
+    /// `.momd` bundle or `.mom` file, as `NSManagedObjectModel(contentsOf:)` takes them.
     public convenience init(contentsOf url: URL) throws {
+        if Self.isCompiledModel(url) {
+            try self.init(compiledModelAt: url)
+            return
+        }
         let file = try Self.contentsFile(for: url)
         let data: Data
         do {
