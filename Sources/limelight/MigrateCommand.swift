@@ -10,7 +10,8 @@ extension Limelight {
             discussion: """
                 Prints the inferred mapping (what is added, removed, renamed, retyped), then migrates. The version \
                 the store was made with is found among the bundle's versions by the store's version hashes, \
-                unless --from names it. Changes that cannot be inferred are listed and nothing is written.
+                unless --from names it; when none fits, a store made by Core Data is migrated from the model it \
+                keeps of itself. Changes that cannot be inferred are listed and nothing is written.
                 """)
         @Argument(help: "The SQLite store.") var store: String
         @Option(help: "The destination: an .xcdatamodeld bundle (its current version) or one .xcdatamodel version in it.")
@@ -75,11 +76,18 @@ extension Limelight {
                 }
                 return (url.deletingPathExtension().lastPathComponent, try ManagedObjectModel(contentsOf: url))
             }
-            guard let model = try MigrationManager.sourceModel(forStoreAt: storeURL, among: versions.map(\.model)),
-                  let match = versions.first(where: { $0.model === model }) else {
-                throw CommandError("\(store): none of the versions (\(versions.map(\.name).joined(separator: ", "))) made this store; name it with --from")
+            if let model = try MigrationManager.sourceModel(forStoreAt: storeURL, among: versions.map(\.model)),
+               let match = versions.first(where: { $0.model === model }) {
+                return match
             }
-            return match
+            // A store Core Data made keeps the model it was made with, as Core Data's own
+            // lightweight migration uses when the app no longer ships that version.
+            do {
+                return ("the store's own model (Z_MODELCACHE)", try ManagedObjectModel(cachedInStoreAt: storeURL))
+            } catch {
+                throw CommandError("\(store): none of the versions (\(versions.map(\.name).joined(separator: ", "))) made this store, "
+                    + "and it keeps no usable model of its own (\(error)); name the version with --from")
+            }
         }
     }
 }

@@ -5,11 +5,13 @@ import LimelightData
 extension Limelight {
     struct Model: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "model", abstract: "List a model's entities, attributes and relationships, and check it.")
-        @Argument(help: "An .xcdatamodeld bundle, one .xcdatamodel, or a contents file.") var model: String
-        @Flag(help: "Print the model as normalized XML.") var xml = false
+        @Argument(help: "An .xcdatamodeld bundle, one .xcdatamodel, a contents file, a compiled .momd or .mom, or a store made by Core Data (the model it keeps of itself).")
+        var model: String
+        @Flag(help: "Print the model as normalized XML (as an .xcdatamodel's contents file).") var xml = false
 
         func run() throws {
-            let loaded = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
+            let url = URL(fileURLWithPath: model)
+            let loaded = Self.isSQLiteFile(url) ? try ManagedObjectModel(cachedInStoreAt: url) : try ManagedObjectModel(contentsOf: url)
             if xml {
                 FileHandle.standardOutput.write(try loaded.xmlData())
                 return
@@ -44,6 +46,14 @@ extension Limelight {
                 for problem in problems { print("problem: \(problem)") }
                 throw ExitCode(1)
             }
+        }
+
+        /// Whether `url` is an SQLite database, by the header every one starts with.
+        static func isSQLiteFile(_ url: URL) -> Bool {
+            guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+            defer { try? handle.close() }
+            let header = (try? handle.read(upToCount: 16)) ?? Data()
+            return header == Data("SQLite format 3\u{0}".utf8)
         }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import LimelightData
 
-/// Opens a store from the shell: with the model given, or the model copy its records folder keeps.
+/// Opens a store from the shell: with the model given, the model copy its records folder keeps, or
+/// the model a store made by Core Data keeps of itself.
 enum StoreOpener {
     struct Opened {
         let coordinator: PersistentStoreCoordinator
@@ -13,8 +14,8 @@ enum StoreOpener {
                      readOnly: Bool) throws -> Opened {
         let storeURL = URL(fileURLWithPath: store)
         guard FileManager.default.fileExists(atPath: storeURL.path) else { throw CommandError("\(store): no such store") }
-        let modelURL = try model.map { URL(fileURLWithPath: $0) } ?? modelCopy(for: storeURL)
-        let loaded = try ManagedObjectModel(contentsOf: modelURL)
+        let modelURL = model.map { URL(fileURLWithPath: $0) } ?? registeredRoot(for: storeURL).map(modelCopy(in:))
+        let loaded = try modelURL.map { try ManagedObjectModel(contentsOf: $0) } ?? cachedModel(of: storeURL)
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: loaded)
         var options: [String: any Sendable] = [:]
         if readOnly { options[StoreOption.readOnly] = true }
@@ -24,7 +25,7 @@ enum StoreOpener {
             options[StoreOption.externalRecordExtension] = ext.ext
             options[StoreOption.externalRecordsDirectory] = ext.directory.path
         }
-        if model != nil { options[StoreOption.modelSourcePath] = modelURL.path }
+        if model != nil, let modelURL { options[StoreOption.modelSourcePath] = modelURL.path }
         try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = coordinator
@@ -53,10 +54,17 @@ enum StoreOpener {
         return (ext, root.deletingLastPathComponent())
     }
 
-    static func modelCopy(for storeURL: URL) throws -> URL {
-        guard let root = registeredRoot(for: storeURL) else {
-            throw CommandError("\(storeURL.path): give the model with --model (the store has no records folder with a model copy)")
+    static func modelCopy(in root: URL) -> URL {
+        root.appendingPathComponent(".limelight/model.xcdatamodel")
+    }
+
+    /// The model a store made by Core Data keeps of itself, when no other is at hand.
+    static func cachedModel(of storeURL: URL) throws -> ManagedObjectModel {
+        do {
+            return try ManagedObjectModel(cachedInStoreAt: storeURL)
+        } catch {
+            throw CommandError("\(storeURL.path): give the model with --model (the store has no records folder with a model copy, "
+                + "and no model of its own: \(error))")
         }
-        return root.appendingPathComponent(".limelight/model.xcdatamodel")
     }
 }
