@@ -22,4 +22,14 @@ import Testing
         let unbound = template.withSubstitutionVariables(["AGES": [1, 2]])
         #expect(unbound.predicateFormat == "age IN {1, 2} AND SUBQUERY(scores, $s, $s > $LIMIT).@count == $COUNT")
     }
+
+    @Test func keyPathsFromAGivenValueAreReadWhenItIsGiven() throws {
+        // `$FETCH_SOURCE.folder`, the usual fetched-property form, becomes the value it reads, so
+        // the store can be asked in SQL; a key path that cannot be read is left as it was.
+        let template = try QueryPredicate(format: "name == $SOURCE.name AND age > $SOURCE.missing.age")
+        let bound = template.withSubstitutionVariables(["SOURCE": ["name": "Zoe"] as [String: Any]])
+        #expect(bound.predicateFormat.hasPrefix("name == \"Zoe\" AND "), "\(bound.predicateFormat)")
+        let counted = try QueryPredicate(format: "age == $SOURCE.@count").withSubstitutionVariables(["SOURCE": [1, 2, 3]])
+        #expect(counted.predicateFormat == "age == 3")
+    }
 }

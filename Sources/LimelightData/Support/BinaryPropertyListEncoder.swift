@@ -93,6 +93,10 @@ enum BinaryPropertyListEncoder {
                 appendHeader(0x6, count: units.count, to: &out)
                 for unit in units { appendBigEndian(UInt64(unit), size: 2, to: &out) }
             }
+        case .uid(let value):
+            let size = byteCount(for: value)
+            out.append(0x80 | UInt8(size - 1))
+            appendBigEndian(value, size: size, to: &out)
         case .array, .dictionary:
             break   // containers are flattened, never encoded here
         }

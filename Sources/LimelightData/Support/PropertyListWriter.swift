@@ -40,6 +40,8 @@ enum PropertyListWriter {
         case data(Data)
         case array([Value])
         case dictionary([(key: String, value: Value)])
+        /// A keyed archive's object reference.
+        case uid(UInt64)
 
         init(_ value: Any, keyPath: String) throws {
             // A value stored through an optional arrives wrapped in one: what counts is inside.
@@ -54,6 +56,7 @@ enum PropertyListWriter {
             }
             switch value {
             case let string as String: self = .string(string)
+            case let uid as PropertyListUID: self = .uid(uid.value)
             case let date as Date: self = .date(date)
             case let data as Data: self = .data(data)
             case let array as [Any]:
@@ -125,6 +128,8 @@ enum PropertyListWriter {
         case .real(let double): out += "\(indent)<real>\(real(double))</real>\n"
         case .date(let date): out += "\(indent)<date>\(dateText(date))</date>\n"
         case .data(let data): out += "\(indent)<data>\(data.base64EncodedString())</data>\n"
+        // As Foundation writes a keyed archive in XML.
+        case .uid(let value): out += "\(indent)<dict>\n\(indent)\t<key>CF$UID</key>\n\(indent)\t<integer>\(value)</integer>\n\(indent)</dict>\n"
         case .array(let array):
             if array.isEmpty {
                 out += "\(indent)<array/>\n"

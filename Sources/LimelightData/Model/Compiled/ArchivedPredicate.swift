@@ -128,7 +128,7 @@ struct ArchivedPredicate {
             return "$" + name
         case "NSKeyPathSpecifierExpression":
             guard let path = try archive.string(object.fields["NSKeyPath"]) else { throw Unreadable(description: "a key path without its path") }
-            return path
+            return PredicatePrinter.keyPath(path)
         case "NSConstantValueExpression":
             return try constant(object.fields["NSConstantValue"], depth: depth)
         case "NSAggregateExpression":
@@ -160,7 +160,7 @@ struct ArchivedPredicate {
         if selector == "valueForKeyPath:" || selector == "valueForKey:" {
             guard arguments.count == 1, var path = arguments.first else { throw Unreadable(description: "\(selector) without one key path") }
             // A key given as a constant string is a key, not text.
-            if path.hasPrefix("\""), path.hasSuffix("\""), path.count >= 2 { path = String(path.dropFirst().dropLast()) }
+            if path.hasPrefix("\""), path.hasSuffix("\""), path.count >= 2 { path = PredicatePrinter.keyPath(String(path.dropFirst().dropLast())) }
             guard let operand, operand != "SELF" else { return path }
             return operand + "." + path
         }

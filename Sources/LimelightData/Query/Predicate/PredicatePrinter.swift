@@ -78,7 +78,8 @@ enum PredicatePrinter {
         }
     }
 
-    private static func keyPath(_ path: String) -> String {
+    /// A key path as a format string spells it: reserved words and odd names escaped with `#`.
+    static func keyPath(_ path: String) -> String {
         path.split(separator: ".").map { component in
             // Reserved words and names that start like a number need the # escape to read back as keys.
             let startsLikeAName = component.unicodeScalars.first.map(PredicateLexer.isIdentifierStart) ?? false

@@ -22,7 +22,20 @@ enum PredicateSubstitution {
             // Collections become lists of constants, as they do through %@.
             if let value, !(value is String), let items = PredicateValues.elements(value) { return .aggregate(items.map { .value($0) }) }
             return .value(value)
-        case .keyPathOf(let base, let path): return .keyPathOf(substitute(base, variables, bound: bound), path)
+        case .keyPathOf(let base, let path):
+            let substituted = substitute(base, variables, bound: bound)
+            // A key path from a value given now (`$FETCH_SOURCE.folder`) is read now, as Core Data
+            // does: the store is then asked about the value, which SQL can say.
+            if let given = constantValue(substituted) {
+                do {
+                    let value = try PredicateEvaluator.keyPath(path, of: given.value)
+                    if let value, !(value is String), let items = PredicateValues.elements(value) { return .aggregate(items.map { .value($0) }) }
+                    return .value(value)
+                } catch {
+                    // Not readable now: left for the evaluation to report.
+                }
+            }
+            return .keyPathOf(substituted, path)
         case .function(let name, let args): return .function(name, args.map { substitute($0, variables, bound: bound) })
         case .aggregate(let items): return .aggregate(items.map { substitute($0, variables, bound: bound) })
         case .index(let base, let index):
@@ -37,6 +50,23 @@ enum PredicateSubstitution {
                              predicate: substitute(predicate, inner.filter { $0.key != variable }))
         default:
             return expression
+        }
+    }
+}
+
+extension PredicateSubstitution {
+    /// The value an expression stands for when it is a constant or a list of constants.
+    private static func constantValue(_ expression: QueryExpression) -> QueryConstant? {
+        switch expression {
+        case .constant(let constant): return constant
+        case .aggregate(let items):
+            var values: [Any?] = []
+            for item in items {
+                guard case .constant(let constant) = item else { return nil }
+                values.append(constant.value)
+            }
+            return QueryConstant(values)
+        default: return nil
         }
     }
 }
