@@ -49,20 +49,21 @@ public final class MigrationManager {
     public static func storeNeedsMigration(at url: URL, for model: ManagedObjectModel) throws -> Bool {
         let metadata = try SQLiteStore.readMetadata(at: url)
         try resolveIfEditable(model)
-        return (metadata["NSStoreModelVersionHashes"] as? [String: Data]) != model.entityVersionHashesByName
+        return !model.isRecorded(in: metadata["NSStoreModelVersionHashes"] as? [String: Data])
     }
 
     /// The model among `candidates` the store at `url` was made with.
     ///
-    /// The store's version hashes decide. A store written by Core Data carries Apple's hashes,
-    /// which this framework does not compute, so for those the model's version identifier
-    /// (`NSStoreModelVersionIdentifiers`) decides, and failing that the one model whose entities,
-    /// tables and columns are exactly the store's.
+    /// The store's version hashes decide: Core Data's, which this framework computes alike, or
+    /// those earlier versions of this framework wrote. A Core Data store whose hashes no candidate
+    /// has (a model with features that hash differently here) is matched by its version identifier
+    /// (`NSStoreModelVersionIdentifiers`), and failing that by the one model whose entities, tables
+    /// and columns are exactly the store's.
     public static func sourceModel(forStoreAt url: URL, among candidates: [ManagedObjectModel]) throws -> ManagedObjectModel? {
         let metadata = try SQLiteStore.readMetadata(at: url)
         for candidate in candidates { try resolveIfEditable(candidate) }
         if let hashes = metadata["NSStoreModelVersionHashes"] as? [String: Data],
-           let match = candidates.first(where: { $0.entityVersionHashesByName == hashes }) {
+           let match = candidates.first(where: { $0.isRecorded(in: hashes) }) {
             return match
         }
         if metadata["LimelightVersion"] != nil { return nil }
@@ -85,7 +86,7 @@ public final class MigrationManager {
     static func migrateIfNeeded(storeAt url: URL, to destination: ManagedObjectModel, options: [String: any Sendable]) throws -> Bool {
         guard FileManager.default.fileExists(atPath: url.path),
               let metadata = try? SQLiteStore.readMetadata(at: url), !metadata.isEmpty else { return false }
-        if (metadata["NSStoreModelVersionHashes"] as? [String: Data]) == destination.entityVersionHashesByName { return false }
+        if destination.isRecorded(in: metadata["NSStoreModelVersionHashes"] as? [String: Data]) { return false }
         let writtenHere = metadata["LimelightVersion"] != nil
         let candidates = options[StoreOption.migrationSourceModels] as? [ManagedObjectModel] ?? []
         guard let source = try sourceModel(forStoreAt: url, among: candidates + [destination]) else {

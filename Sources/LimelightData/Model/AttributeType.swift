@@ -18,6 +18,34 @@ public enum AttributeType: String, Sendable, CaseIterable {
     case objectID = "ObjectID"
     case undefined = "Undefined"
 
+    /// The number Core Data gives the type (`NSAttributeType`), as compiled models and version
+    /// hashes hold it.
+    public var code: Int {
+        switch self {
+        case .undefined: return 0
+        case .integer16: return 100
+        case .integer32: return 200
+        case .integer64: return 300
+        case .decimal: return 400
+        case .double: return 500
+        case .float: return 600
+        case .string: return 700
+        case .boolean: return 800
+        case .date: return 900
+        case .binaryData: return 1000
+        case .uuid: return 1100
+        case .uri: return 1200
+        case .transformable: return 1800
+        case .objectID: return 2000
+        }
+    }
+
+    /// The type Core Data numbers `code`; `nil` for a number it has no type for here.
+    public init?(code: Int) {
+        guard let type = Self.allCases.first(where: { $0.code == code }) else { return nil }
+        self = type
+    }
+
     /// Whether values of this type are numbers (used for min/max validation and promotion).
     public var isNumeric: Bool {
         switch self {

@@ -1,16 +1,75 @@
 import Foundation
 
 extension EntityDescription {
-    /// A 32-byte digest of what makes stored data fit this entity.
+    /// A 32-byte digest of what makes stored data fit this entity, computed as Core Data computes
+    /// it, so a store records the same hashes under `NSStoreModelVersionHashes` whichever framework
+    /// wrote it, and each framework can tell which model version made the other's stores.
     ///
-    /// Apple documents the inputs but not the algorithm, so this is our own: SHA-256 over a
-    /// canonical text made of the entity's name, its parent's name, abstractness, the version hash
-    /// modifier, and for every non-transient own and inherited property, sorted by name, its name,
-    /// optionality, kind and type (attribute type; relationship destination, to-many flag, min/max
-    /// counts, ordering) and its modifier. Class names, user info, defaults and validation rules do
-    /// not take part, as in Core Data. Stores written by Core Data carry Apple's hashes; the store
-    /// then compares tables and columns instead (see `SQLiteSchemaCheck`).
+    /// SHA-256 over the entity's name, whether it is abstract, its parent's hash, the digest of each
+    /// stored (non-transient) attribute and relationship, its own and inherited, by name, its
+    /// version hash modifier, and its uniqueness constraints. A property's digest covers its name,
+    /// flags and modifier; an attribute's adds its type and storage options; a relationship's its
+    /// destination, inverse, counts and ordering. Class names, defaults, user info, indexes, delete
+    /// rules and Spotlight settings take no part, as in Core Data.
     public var versionHash: Data {
+        var bytes = Array(name.utf8)
+        bytes.append(isAbstract ? 1 : 0)
+        if let superentity { bytes += superentity.versionHash }
+        let all = properties.isEmpty ? ownProperties : properties
+        for property in all.sorted(by: { $0.name < $1.name }) where !property.isTransient {
+            switch property {
+            case let attribute as AttributeDescription: bytes += Self.digest(of: attribute)
+            case let relationship as RelationshipDescription: bytes += Self.digest(of: relationship)
+            default: continue
+            }
+        }
+        if let versionHashModifier { bytes += versionHashModifier.utf8 }
+        let constraints = uniquenessConstraints.map { $0.joined(separator: ".") }.filter { !$0.isEmpty }
+        for constraint in constraints.sorted() { bytes += constraint.utf8 }
+        return SHA256.hash(Data(bytes))
+    }
+
+    /// The common part: the name, the flags as a 16-bit little-endian word (optional, transient,
+    /// read-only), the modifier.
+    private static func digest(ofProperty property: PropertyDescription) -> [UInt8] {
+        var bytes = Array(property.name.utf8)
+        let flags: UInt16 = (property.isOptional ? 1 : 0) | (property.isTransient ? 2 : 0)
+        bytes += [UInt8(flags & 0xFF), UInt8(flags >> 8)]
+        if let modifier = property.versionHashModifier { bytes += modifier.utf8 }
+        return Array(SHA256.hash(Data(bytes)))
+    }
+
+    private static func digest(of attribute: AttributeDescription) -> [UInt8] {
+        var bytes = digest(ofProperty: attribute)
+        bytes += littleEndian(Int32(attribute.attributeType.code))
+        if attribute.allowsExternalBinaryDataStorage { bytes.append(1) }
+        if attribute.preservesValueInHistoryOnDeletion { bytes.append(1) }
+        return Array(SHA256.hash(Data(bytes)))
+    }
+
+    private static func digest(of relationship: RelationshipDescription) -> [UInt8] {
+        var bytes = digest(ofProperty: relationship)
+        bytes += (relationship.destinationEntity?.name ?? relationship.destinationEntityName).utf8
+        // A relationship that is its own inverse does not name itself.
+        if let inverse = relationship.inverseRelationship {
+            if inverse !== relationship { bytes += inverse.name.utf8 }
+        } else if let inverseName = relationship.inverseName,
+                  !(inverseName == relationship.name && relationship.destinationEntityName == relationship.entity?.name) {
+            bytes += inverseName.utf8
+        }
+        bytes += littleEndian(Int32(truncatingIfNeeded: relationship.isToMany ? relationship.maxCount : 1))
+        bytes += littleEndian(Int32(truncatingIfNeeded: relationship.minCount))
+        if relationship.isOrdered { bytes += [1, 0] }
+        return Array(SHA256.hash(Data(bytes)))
+    }
+
+    private static func littleEndian(_ value: Int32) -> [UInt8] {
+        withUnsafeBytes(of: value.littleEndian) { Array($0) }
+    }
+
+    /// The digest earlier versions of this framework recorded in the stores they made: SHA-256 of
+    /// a text of its own, kept so those stores are still known for the version they were made with.
+    var earlierLimelightVersionHash: Data {
         var parts = ["entity:\(name)", "parent:\(superentity?.name ?? superentityName ?? "")",
                      "abstract:\(isAbstract)", "modifier:\(versionHashModifier ?? "")"]
         let stored = (superentity.map { _ in properties } ?? (properties.isEmpty ? ownProperties : properties))
@@ -28,5 +87,15 @@ extension EntityDescription {
             parts.append(line)
         }
         return SHA256.hash(Data(parts.joined(separator: "\n").utf8))
+    }
+}
+
+extension ManagedObjectModel {
+    /// Whether `hashes`, as a store recorded them, are this model's: Core Data's hashes, or the
+    /// ones earlier versions of this framework wrote.
+    func isRecorded(in hashes: [String: Data]?) -> Bool {
+        guard let hashes else { return false }
+        return hashes == entityVersionHashesByName
+            || hashes == Dictionary(entities.map { ($0.name, $0.earlierLimelightVersionHash) }, uniquingKeysWith: { a, _ in a })
     }
 }

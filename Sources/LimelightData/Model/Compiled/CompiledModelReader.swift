@@ -170,7 +170,7 @@ struct CompiledModelReader {
 
     private func attribute(_ object: KeyedArchive.Object, name: String, location: String) throws -> AttributeDescription {
         let code = object.fields["NSAttributeType"] as? Int ?? 0
-        guard let type = Self.attributeTypes[code] else {
+        guard let type = AttributeType(code: code) else {
             let what = code == 2100 ? "composite attributes are not supported" : "unknown attribute type \(code)"
             throw ModelError(what, at: location)
         }
@@ -266,13 +266,6 @@ struct CompiledModelReader {
     }
 
     // MARK: Codes
-
-    /// `NSAttributeType` codes.
-    static let attributeTypes: [Int: AttributeType] = [
-        0: .undefined, 100: .integer16, 200: .integer32, 300: .integer64, 400: .decimal, 500: .double, 600: .float,
-        700: .string, 800: .boolean, 900: .date, 1000: .binaryData, 1100: .uuid, 1200: .uri, 1800: .transformable,
-        2000: .objectID,
-    ]
 
     /// An archived default value in the attribute's Swift type.
     static func defaultValue(_ value: Any, type: AttributeType) -> Any? {

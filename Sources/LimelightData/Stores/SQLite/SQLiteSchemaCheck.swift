@@ -40,10 +40,13 @@ enum SQLiteSchemaCheck {
     /// Compares the model's entity version hashes with those a store written by this framework
     /// recorded; every entity that differs is listed.
     static func verifyHashes(model: ManagedObjectModel, storeHashes: [String: Data], path: String) throws {
+        if model.isRecorded(in: storeHashes) { return }
         var differences: [String] = []
         for (name, hash) in model.entityVersionHashesByName.sorted(by: { $0.key < $1.key }) {
             if let stored = storeHashes[name] {
-                if stored != hash { differences.append("entity \(name) differs from the version the store was made with") }
+                if stored != hash, stored != model.entity(named: name)?.earlierLimelightVersionHash {
+                    differences.append("entity \(name) differs from the version the store was made with")
+                }
             } else {
                 differences.append("entity \(name) is not in the store")
             }

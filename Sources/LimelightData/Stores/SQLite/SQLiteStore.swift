@@ -170,6 +170,12 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         // A store written here carries this framework's hashes: they, not names, say whether it fits.
         if metadata["LimelightVersion"] != nil, let hashes = metadata["NSStoreModelVersionHashes"] as? [String: Data] {
             try SQLiteSchemaCheck.verifyHashes(model: model, storeHashes: hashes, path: path)
+            // A store an earlier version wrote gets Core Data's hashes the first time it is opened
+            // for writing; until then both are accepted.
+            if hashes != model.entityVersionHashesByName, !isReadOnly {
+                metadata["NSStoreModelVersionHashes"] = model.entityVersionHashesByName
+                try writeMetadata(db)
+            }
         }
         var numbers: [String: Int] = [:]
         var storeEntities: [(number: Int, name: String, parent: Int)] = []
