@@ -98,7 +98,7 @@ let package = Package(
         .target(name: "PredicateFixtures", dependencies: ["LimelightData"], path: "Tests/Tools/PredicateFixtures"),
         .executableTarget(name: "limelight-predicate-fuzz", dependencies: ["LimelightData", "PredicateFixtures"], path: "Tests/Tools/PredicateFuzz",
                          linkerSettings: programLinking),
-        .testTarget(name: "LimelightDataTests", dependencies: ["LimelightData", "PredicateFixtures", "CSQLite", "CZlib"]),
+        .testTarget(name: "LimelightDataTests", dependencies: ["LimelightData", "PredicateFixtures"]),
         .testTarget(name: "LimelightSearchTests", dependencies: ["LimelightSearch", "LimelightData"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LimelightData"]),
     ],

@@ -38,12 +38,23 @@ import LimelightData
         #expect(withoutModel.stdout.split(separator: "\n").count > 100)
     }
 
-    @Test func aStoreWithoutItsModelSaysToGiveOne() throws {
+    @Test func storesMadeHereDescribeThemselvesAndOnesWithoutAModelSayWhatToDo() throws {
         let ours = harness.home.appendingPathComponent("Plain.sqlite")
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: ManagedObjectModel(entities: [
             EntityDescription(name: "Note", properties: [AttributeDescription(name: "title", type: .string)]),
         ]))
         try coordinator.addPersistentStore(type: .sqlite, at: ours)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            try context.insertNewObject(forEntityName: "Note").setValue("kept", forKey: "title")
+            try context.save()
+        }
+        // Made here: the store keeps its model, as Core Data's stores do.
+        let fetched = try harness.run("limelight", ["fetch", ours.path, "--entity", "Note", "--properties", "title"])
+        #expect(fetched.stdout.contains("kept"))
+        // Without one, the command says what to do and what it found.
+        try harness.sqlite("DELETE FROM Z_MODELCACHE", at: ours)
         let result = try harness.run("limelight", ["fetch", ours.path, "--entity", "Note"], allowFailure: true)
         #expect(result.status != 0)
         #expect(result.stderr.contains("give the model with --model"))

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import CSQLite
-import CZlib
 @testable import LimelightData
 
 /// Compiled models: the model a Core Data store keeps of itself (`Z_MODELCACHE`), and `.mom`
@@ -28,14 +27,14 @@ import CZlib
 
     /// The archive inside the fixture store's cache, as a `.mom` file holds it.
     static func archive() throws -> Data {
-        try Inflate.decompress(SQLiteStore.readModelCache(at: store))
+        try Deflate.decompress(SQLiteStore.readModelCache(at: store))
     }
 
     /// Everything about a model that the store and the object graph depend on, as comparable text.
-    static func outline(_ model: ManagedObjectModel) -> [String] {
+    static func outline(_ model: ManagedObjectModel, fetchedProperties: Bool = true) -> [String] {
         model.entities.sorted { $0.name < $1.name }.flatMap { entity -> [String] in
             var lines = ["\(entity.name) parent=\(entity.superentityName ?? "-") class=\(entity.managedObjectClassName ?? "-") abstract=\(entity.isAbstract) unique=\(entity.uniquenessConstraints)"]
-            for property in entity.ownProperties.sorted(by: { $0.name < $1.name }) {
+            for property in entity.ownProperties.sorted(by: { $0.name < $1.name }) where fetchedProperties || !(property is FetchedPropertyDescription) {
                 var line = "  \(property.name) optional=\(property.isOptional) transient=\(property.isTransient) spotlight=\(property.isIndexedBySpotlight)"
                 if let attribute = property as? AttributeDescription {
                     line += " \(attribute.attributeType.rawValue) default=\(attribute.defaultValue.map { "\($0)" } ?? "-") transformer=\(attribute.valueTransformerName ?? "-")"
@@ -128,7 +127,7 @@ import CZlib
             ("UPDATE Z_MODELCACHE SET Z_CONTENT = ?", Data(), "empty"),
             ("DELETE FROM Z_MODELCACHE", nil, "keeps no model"),
             ("DROP TABLE Z_MODELCACHE", nil, "no Z_MODELCACHE table"),
-            ("UPDATE Z_MODELCACHE SET Z_CONTENT = ?", try Self.deflated(Data("plain text, not a model".utf8)), "not a keyed archive"),
+            ("UPDATE Z_MODELCACHE SET Z_CONTENT = ?", try Deflate.compress(Data("plain text, not a model".utf8)), "not a keyed archive"),
         ]
         for (index, item) in cases.enumerated() {
             let caseFolder = try TemporaryFolder()
@@ -157,26 +156,63 @@ import CZlib
         archive[marker.lowerBound + 1] = 0xFF
         #expect(throws: ModelError.self) { try ManagedObjectModel(archiveData: archive, source: "damaged.mom") }
     }
+}
 
-    /// `data` compressed as Core Data compresses its cache: raw deflate, no zlib header.
-    static func deflated(_ data: Data) throws -> Data {
-        var stream = z_stream()
-        guard deflateInit2_(&stream, 9, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw PersistenceError.invalidRequest("deflateInit2 failed")
-        }
-        defer { deflateEnd(&stream) }
-        var input = [UInt8](data)
-        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))) + 16)
-        let status = input.withUnsafeMutableBufferPointer { inBuffer in
-            output.withUnsafeMutableBufferPointer { outBuffer in
-                stream.next_in = inBuffer.baseAddress
-                stream.avail_in = uInt(inBuffer.count)
-                stream.next_out = outBuffer.baseAddress
-                stream.avail_out = uInt(outBuffer.count)
-                return deflate(&stream, Z_FINISH)
+/// Models written as Core Data keeps them in a store, and read back.
+@Suite struct CompiledModelWritingTests {
+    /// `CompiledModelTests.outline` and what else a model archive keeps.
+    static func fullOutline(_ model: ManagedObjectModel) -> [String] {
+        // A store's model leaves fetched properties out: they compute results and store nothing.
+        var lines = CompiledModelTests.outline(model, fetchedProperties: false)
+        for entity in model.entities.sorted(by: { $0.name < $1.name }) {
+            lines.append("\(entity.name) info=\(entity.userInfo.sorted { $0.key < $1.key }) modifier=\(entity.versionHashModifier ?? "-") renamed=\(entity.renamingIdentifier ?? "-")")
+            lines.append("\(entity.name) indexes=\(entity.fetchIndexes.map { "\($0.name):\($0.elements.map { "\($0.property)\($0.ascending ? "" : " desc")" })" })")
+            for property in entity.ownProperties.sorted(by: { $0.name < $1.name }) where !(property is FetchedPropertyDescription) {
+                var line = "  \(property.name) marker=\(property.isStoredInExternalRecord) info=\(property.userInfo.sorted { $0.key < $1.key }) modifier=\(property.versionHashModifier ?? "-") renamed=\(property.renamingIdentifier ?? "-")"
+                if let attribute = property as? AttributeDescription {
+                    line += " min=\(attribute.minValue.map { "\($0)" } ?? "-") max=\(attribute.maxValue.map { "\($0)" } ?? "-") pattern=\(attribute.regularExpression ?? "-") indexed=\(attribute.isIndexed)"
+                    if attribute.attributeType == .transformable { line += " class=\(attribute.customClassName ?? "-")" }
+                }
+                lines.append(line)
             }
         }
-        guard status == Z_STREAM_END else { throw PersistenceError.invalidRequest("deflate failed: \(status)") }
-        return Data(output.prefix(Int(stream.total_out)))
+        return lines
+    }
+
+    static var everyType: URL {
+        CoreDataFixtureTests.fixtures.deletingLastPathComponent().appendingPathComponent("EveryType/model.xcdatamodeld")
+    }
+
+    @Test func everyModelReadsBackAsItWasWritten() throws {
+        var models: [(String, ManagedObjectModel)] = [("photos", PhotoModel.make()),
+                                                      ("notes", try ManagedObjectModel(archiveData: CompiledModelFormsTests.notesArchive(), source: "Notes.mom"))]
+        for version in try ManagedObjectModel.loadVersions(inBundle: CompiledModelTests.sourceModel.deletingLastPathComponent()) {
+            models.append((version.name, version.model))
+        }
+        for version in try ManagedObjectModel.loadVersions(inBundle: Self.everyType) { models.append((version.name, version.model)) }
+        #expect(models.count == 7)
+        for (name, model) in models {
+            try model.resolve()
+            let archive = try CompiledModelWriter.archive(of: model)
+            let read = try ManagedObjectModel(archiveData: archive, source: name)
+            #expect(Self.fullOutline(read) == Self.fullOutline(model), "\(name)")
+            #expect(read.entityVersionHashesByName == model.entityVersionHashesByName, "\(name)")
+            #expect(read.versionIdentifiers == model.versionIdentifiers && read.configurations == model.configurations, "\(name)")
+        }
+    }
+
+    @Test func storesMadeOrMigratedHereKeepTheirModel() throws {
+        let folder = try TemporaryFolder()
+        // Made here: the store describes itself.
+        let made = folder.file("photos.sqlite")
+        _ = try PhotoModel.stack(at: made)
+        let kept = try ManagedObjectModel(cachedInStoreAt: made)
+        #expect(Self.fullOutline(kept) == Self.fullOutline(PhotoModel.make()))
+        // Migrated here: the cache describes the new version, not the one Core Data kept.
+        let store = try CompiledModelTests.copyStore(folder)
+        let versions = try ManagedObjectModel.loadVersions(inBundle: CompiledModelTests.sourceModel.deletingLastPathComponent())
+        let v1 = try #require(versions.first { $0.name == "SampleModel" }?.model), v3 = try #require(versions.first { $0.name == "SampleModel3" }?.model)
+        try MigrationManager(sourceModel: v1, destinationModel: v3).migrateStore(at: store)
+        #expect(Self.fullOutline(try ManagedObjectModel(cachedInStoreAt: store)) == Self.fullOutline(v3))
     }
 }

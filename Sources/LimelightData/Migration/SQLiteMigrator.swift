@@ -63,6 +63,7 @@ struct SQLiteMigrator {
             try context.copyOtherTables(old: old.tables, indexes: old.indexes)
             try writePrimaryKeys(db, context: context, oldMax: old.maxima)
             try writeMetadata(db, uuid: old.uuid, plist: old.plist)
+            try SQLiteStore.writeModelCache(destination, to: db)
             try db.execute("COMMIT")
         } catch {
             try? db.execute("ROLLBACK")

@@ -21,7 +21,7 @@ extension ManagedObjectModel {
         let blob = try SQLiteStore.readModelCache(at: url)
         let archive: Data
         do {
-            archive = try Inflate.decompress(blob)
+            archive = try Deflate.decompress(blob)
         } catch {
             throw ModelError("the model cache (Z_MODELCACHE) cannot be decompressed: \(error)", at: url.path)
         }
@@ -86,5 +86,12 @@ extension SQLiteStore {
         }
         guard let blob, !blob.isEmpty else { throw ModelError("the store keeps no model (Z_MODELCACHE is empty)", at: url.path) }
         return blob
+    }
+
+    /// Keeps `model` in the store's `Z_MODELCACHE`, as Core Data does when it creates or migrates a
+    /// store: the store then describes itself to any reader, this framework's or Core Data's.
+    static func writeModelCache(_ model: ManagedObjectModel, to db: SQLiteConnection, schema: String = "main") throws {
+        try db.execute("DELETE FROM \(schema).Z_MODELCACHE")
+        try db.run("INSERT INTO \(schema).Z_MODELCACHE (Z_CONTENT) VALUES (?)", [.blob(try CompiledModelWriter.modelCache(for: model))])
     }
 }

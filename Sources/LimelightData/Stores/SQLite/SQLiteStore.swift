@@ -123,6 +123,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         try db.execute("BEGIN IMMEDIATE")
         do {
             for statement in schema.creationSQL() { try db.execute(statement) }
+            try Self.writeModelCache(model, to: db)
             for entity in model.entities {
                 try db.run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)", [
                     .integer(Int64(schema.number(of: entity))), .text(entity.name),

@@ -1,9 +1,9 @@
 import CZlib
 import Foundation
 
-/// Decompresses deflate data with zlib: raw (no header, as Core Data writes its model cache) or
-/// with a zlib header.
-enum Inflate {
+/// Deflate compression with zlib: raw (no header), as Core Data keeps its model cache, and read
+/// also with a zlib header.
+enum Deflate {
     /// Output beyond this is refused: a real model is some megabytes, and a damaged or hostile blob
     /// must not make the reader allocate without bound.
     static let maximumSize = 256 << 20
@@ -11,6 +11,26 @@ enum Inflate {
     struct Failure: Error, CustomStringConvertible {
         let reason: String
         var description: String { reason }
+    }
+
+    /// `data` compressed as raw deflate, at zlib's best compression.
+    static func compress(_ data: Data) throws(Failure) -> Data {
+        var stream = z_stream()
+        let status = deflateInit2_(&stream, 9, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+        guard status == Z_OK else { throw Failure(reason: "zlib could not start (status \(status))") }
+        defer { deflateEnd(&stream) }
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(data.count))) + 16)
+        let result: Int32 = data.withUnsafeBytes { input in
+            output.withUnsafeMutableBufferPointer { buffer in
+                stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
+                stream.avail_in = uInt(input.count)
+                stream.next_out = buffer.baseAddress
+                stream.avail_out = uInt(buffer.count)
+                return deflate(&stream, Z_FINISH)
+            }
+        }
+        guard result == Z_STREAM_END else { throw Failure(reason: "zlib could not compress (status \(result))") }
+        return Data(output.prefix(Int(stream.total_out)))
     }
 
     static func decompress(_ data: Data) throws(Failure) -> Data {
