@@ -16,6 +16,9 @@ import CSQLite
         for (name, hash) in model.entityVersionHashesByName {
             #expect(recorded[name] == hash, "\(name)")
         }
+        // And the digest Core Data records beside them.
+        #expect(ManagedObjectModel.versionHashesDigest(recorded) == metadata["NSStoreModelVersionHashesDigest"] as? String)
+        #expect(SHA512.hash(Data("abc".utf8)).map { String(format: "%02x", $0) }.joined().hasPrefix("ddaf35a193617aba"))
         // So the version that made a Core Data store is found by its hashes alone.
         let versions = try ManagedObjectModel.loadVersions(inBundle: CompiledModelTests.sourceModel.deletingLastPathComponent())
         let source = try MigrationManager.sourceModel(forStoreAt: CompiledModelTests.store, among: versions.map(\.model))
@@ -87,7 +90,9 @@ import CSQLite
         // For writing: it opens with its objects, and now records Core Data's hashes.
         let context = try TestStack.context(model: PhotoModel.make(), at: url)
         #expect(try context.count(for: FetchRequest(entityName: "Person")) == 1)
-        #expect(try SQLiteStore.readMetadata(at: url)["NSStoreModelVersionHashes"] as? [String: Data] == current)
+        let upgraded = try SQLiteStore.readMetadata(at: url)
+        #expect(upgraded["NSStoreModelVersionHashes"] as? [String: Data] == current)
+        #expect(upgraded["NSStoreModelVersionHashesDigest"] as? String == ManagedObjectModel.versionHashesDigest(current))
     }
 
     static func writeMetadata(_ metadata: [String: Any], to url: URL) throws {

@@ -133,10 +133,9 @@ struct SQLiteMigrator {
     private func writeMetadata(_ db: SQLiteConnection, uuid: String, plist old: [String: Any]) throws {
         var plist = old
         plist["NSStoreUUID"] = nil
-        // Core Data's digest of its own hashes no longer describes the store.
-        plist["NSStoreModelVersionHashesDigest"] = nil
         plist["NSStoreType"] = "SQLite"
         plist["NSStoreModelVersionHashes"] = destination.entityVersionHashesByName
+        plist["NSStoreModelVersionHashesDigest"] = ManagedObjectModel.versionHashesDigest(destination.entityVersionHashesByName)
         plist["NSStoreModelVersionIdentifiers"] = Array(destination.versionIdentifiers).sorted()
         plist["NSStoreModelVersionHashesVersion"] = 3
         plist["LimelightVersion"] = LimelightData.version

@@ -91,6 +91,17 @@ extension EntityDescription {
 }
 
 extension ManagedObjectModel {
+    /// The digest Core Data records beside the hashes (`NSStoreModelVersionHashesDigest`): SHA-512
+    /// over each entity's name and hash, by name, in Base64.
+    static func versionHashesDigest(_ hashes: [String: Data]) -> String {
+        var bytes = Data()
+        for (name, hash) in hashes.sorted(by: { $0.key < $1.key }) {
+            bytes += Data(name.utf8)
+            bytes += hash
+        }
+        return SHA512.hash(bytes).base64EncodedString()
+    }
+
     /// Whether `hashes`, as a store recorded them, are this model's: Core Data's hashes, or the
     /// ones earlier versions of this framework wrote.
     func isRecorded(in hashes: [String: Data]?) -> Bool {

@@ -134,6 +134,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 "NSStoreType": "SQLite",
                 "NSStoreUUID": identifier,
                 "NSStoreModelVersionHashes": model.entityVersionHashesByName,
+                "NSStoreModelVersionHashesDigest": ManagedObjectModel.versionHashesDigest(model.entityVersionHashesByName),
                 "NSStoreModelVersionIdentifiers": Array(model.versionIdentifiers).sorted(),
                 "NSStoreModelVersionHashesVersion": 3,
                 "NSPersistenceFrameworkVersion": 1,
@@ -175,6 +176,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
             // for writing; until then both are accepted.
             if hashes != model.entityVersionHashesByName, !isReadOnly {
                 metadata["NSStoreModelVersionHashes"] = model.entityVersionHashesByName
+                metadata["NSStoreModelVersionHashesDigest"] = ManagedObjectModel.versionHashesDigest(model.entityVersionHashesByName)
                 try writeMetadata(db)
             }
         }
