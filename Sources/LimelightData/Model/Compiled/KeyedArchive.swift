@@ -82,7 +82,7 @@ struct KeyedArchive {
         if let uuid = fields["NS.uuidbytes"] as? Data, uuid.count == 16 {
             return uuid.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
         }
-        if fields["NS.relative"] != nil, let base = try value(fields["NS.relative"]) as? String { return URL(string: base) as Any }
+        if fields["NS.relative"] != nil, let text = try value(fields["NS.relative"]) as? String, let url = URL(string: text) { return url }
         return Object(index: index, fields: fields)
     }
 
