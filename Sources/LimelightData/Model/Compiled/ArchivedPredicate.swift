@@ -82,22 +82,8 @@ struct ArchivedPredicate {
             throw Unreadable(description: "a comparison without its operator or operands")
         }
         let type = operatorObject.fields["NSOperatorType"] as? Int ?? -1
-        var symbol: String
-        switch type {
-        case 0: symbol = "<"
-        case 1: symbol = "<="
-        case 2: symbol = ">"
-        case 3: symbol = ">="
-        case 4: symbol = "=="
-        case 5: symbol = "!="
-        case 6: symbol = "MATCHES"
-        case 7: symbol = "LIKE"
-        case 8: symbol = "BEGINSWITH"
-        case 9: symbol = "ENDSWITH"
-        case 10: symbol = "IN"
-        case 99: symbol = "CONTAINS"
-        case 100: symbol = "BETWEEN"
-        default: throw Unreadable(description: "comparison operator \(type) (\(try archive.className(of: operatorObject))) is not supported")
+        guard var symbol = Self.operatorSymbols[type] else {
+            throw Unreadable(description: "comparison operator \(type) (\(try archive.className(of: operatorObject))) is not supported")
         }
         if operatorObject.fields["NSNegate"] as? Bool == true {
             guard type == 4 || type == 5 else { throw Unreadable(description: "a negated \(symbol)") }
@@ -115,6 +101,12 @@ struct ArchivedPredicate {
         }
         return "\(modifier)\(try expression(left, depth: depth + 1)) \(symbol) \(try expression(right, depth: depth + 1))"
     }
+
+    /// `NSPredicateOperatorType` values and how a format string writes them.
+    private static let operatorSymbols: [Int: String] = [
+        0: "<", 1: "<=", 2: ">", 3: ">=", 4: "==", 5: "!=", 6: "MATCHES", 7: "LIKE", 8: "BEGINSWITH", 9: "ENDSWITH",
+        10: "IN", 99: "CONTAINS", 100: "BETWEEN",
+    ]
 
     // MARK: Expressions
 
