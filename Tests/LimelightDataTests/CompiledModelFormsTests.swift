@@ -136,4 +136,41 @@ import Testing
             #expect(box.value(forKey: "query") as? String == "kind:note")
         }
     }
+
+    @Test func archivesThatGoRoundAreRefusedNotFollowed() throws {
+        func model(_ build: (ArchiveStub, ArchiveStub) -> Void) throws -> ManagedObjectModel {
+            let root = ArchiveStub("NSManagedObjectModel"), entity = ArchiveStub("NSEntityDescription")
+            entity.fields = [("NSEntityName", "Loop"), ("NSManagedObjectModel", root)]
+            root.fields = [("NSEntities", ArchivedDictionary(entries: [("Loop", entity)]))]
+            build(root, entity)
+            return try ManagedObjectModel(archiveData: ArchiveStub.archive(root), source: "Loop.mom")
+        }
+        // A proxy that stands for itself.
+        let proxy = try #require(throws: ModelError.self) {
+            try model { _, entity in
+                let loop = ArchiveStub("_NSPropertyDescriptionProxy")
+                loop.fields = [("NSUnderlyingProperty", loop)]
+                entity.fields.append(("NSProperties", ArchivedDictionary(entries: [("loop", loop)])))
+            }
+        }
+        #expect(proxy.reason.contains("proxy"))
+        // An entity that is its own parent.
+        let parent = try #require(throws: ModelError.self) { try model { _, entity in entity.fields.append(("NSSuperentity", entity)) } }
+        #expect(parent.reason.contains("inheritance cycle"))
+        // A default URL whose text is itself, and a predicate nested past any real one: read, not followed.
+        let read = try model { _, entity in
+            let url = ArchiveStub("NSURL")
+            url.fields = [("NS.relative", url)]
+            var deep = ArchivedPredicates.comparison(ArchivedPredicates.keyPath("a"), 4, ArchivedPredicates.constant(1))
+            for _ in 0..<200 { deep = ArchivedPredicates.compound(0, [deep]) }
+            entity.fields.append(("NSProperties", ArchivedDictionary(entries: [
+                ("link", ArchiveStub("NSAttributeDescription", [("NSPropertyName", "link"), ("NSEntity", entity), ("NSAttributeType", 1200), ("NSDefaultValue", url)])),
+                ("deep", ArchiveStub("NSFetchedPropertyDescription", [("NSPropertyName", "deep"), ("NSEntity", entity),
+                                                                      ("NSFetchRequest", ArchiveStub("NSFetchRequest", [("NSEntity", "Loop"), ("NSPredicate", deep)]))])),
+            ])))
+        }
+        let entity = try #require(read.entity(named: "Loop"))
+        #expect(entity.ownProperties.map(\.name) == ["link"])
+        #expect((entity.ownProperties.first as? AttributeDescription)?.defaultValue == nil)
+    }
 }

@@ -82,7 +82,11 @@ struct KeyedArchive {
         if let uuid = fields["NS.uuidbytes"] as? Data, uuid.count == 16 {
             return uuid.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
         }
-        if fields["NS.relative"] != nil, let text = try value(fields["NS.relative"]) as? String, let url = URL(string: text) { return url }
+        // A URL's text is a string of its own; read one level only, so a URL that names itself
+        // cannot make reading go round.
+        if let relative = try self.index(fields["NS.relative"]), let text = objects[relative] as? String, let url = URL(string: text) {
+            return url
+        }
         return Object(index: index, fields: fields)
     }
 
