@@ -136,6 +136,8 @@ extension ManagedObjectContext {
         }
         undoManager?.closeGroup()
         post(.didSave, ContextChanges(inserted: inserted, updated: updated, deleted: deleted))
+        announceSave(SavedObjectIDs(inserted: Set(inserted.map(\.objectID)), updated: Set(updated.map(\.objectID)),
+                                    deleted: Set(deleted.map(\.objectID))))
     }
 
     /// Drops every unsaved change: new objects go, changed and deleted ones get their saved values.

@@ -9,6 +9,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     public let managedObjectModel: ManagedObjectModel
     public private(set) var persistentStores: [PersistentStore] = []
     let lock = NSRecursiveLock()
+    /// Contexts that merge every other context's saves (`automaticallyMergesChangesFromParent`).
+    var mergingContexts: [WeakContext] = []
 
     /// Uses `model`, which becomes immutable.
     public init(managedObjectModel model: ManagedObjectModel) throws {

@@ -1,0 +1,144 @@
+import Foundation
+
+/// What a save wrote, by object ID: the form in which one context's save reaches others, across
+/// queues and threads (managed objects stay with their context; their IDs travel).
+public struct SavedObjectIDs: Sendable, Equatable {
+    public var inserted: Set<ManagedObjectID>
+    public var updated: Set<ManagedObjectID>
+    public var deleted: Set<ManagedObjectID>
+
+    public init(inserted: Set<ManagedObjectID> = [], updated: Set<ManagedObjectID> = [], deleted: Set<ManagedObjectID> = []) {
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+    }
+
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}
+
+extension ManagedObjectContext {
+    /// Posted after every save with the context as object and userInfo keys `insertedObjectIDs`,
+    /// `updatedObjectIDs` and `deletedObjectIDs` (each a `Set<ManagedObjectID>`), as Core Data's
+    /// `didSaveObjectIDsNotification`: safe to hand to a context on another queue.
+    public static let didSaveObjectIDsNotification = Notification.Name("LimelightContextDidSaveObjectIDs")
+
+    /// Whether saves by other contexts on the same coordinator are merged into this one as they
+    /// happen, on this context's queue (Core Data's `automaticallyMergesChangesFromParent`, for a
+    /// context whose parent is the coordinator).
+    public var automaticallyMergesChangesFromParent: Bool {
+        get { persistentStoreCoordinator?.mergesChanges(into: self) ?? false }
+        set { persistentStoreCoordinator?.setMergesChanges(newValue, into: self) }
+    }
+
+    /// Brings another context's save into this one: objects it updated are refreshed (keeping this
+    /// context's unsaved changes on top), objects it deleted leave this context, objects it
+    /// inserted are registered, and observers hear of all three as `objectsDidChange`. Takes a
+    /// `didSaveObjectIDsNotification` or a `didSaveNotification`. Call it on this context's queue.
+    public func mergeChanges(fromContextDidSave notification: Notification) {
+        let info = notification.userInfo ?? [:]
+        func ids(_ idKey: String, _ objectKey: String) -> Set<ManagedObjectID> {
+            if let ids = info[idKey] as? Set<ManagedObjectID> { return ids }
+            // The saving context's objects: only their IDs, fixed by the save, are read.
+            return Set((info[objectKey] as? Set<ManagedObject>)?.map(\.objectID) ?? [])
+        }
+        merge(SavedObjectIDs(inserted: ids("insertedObjectIDs", "inserted"), updated: ids("updatedObjectIDs", "updated"),
+                             deleted: ids("deletedObjectIDs", "deleted")))
+    }
+
+    /// Brings changes saved elsewhere (another coordinator, another process) into `contexts`, each
+    /// on its own queue: `changes` maps `inserted`, `updated` and `deleted` to object IDs or their
+    /// URIs, as Core Data's `mergeChanges(fromRemoteContextSave:into:)` takes them.
+    public static func mergeChanges(fromRemoteContextSave changes: [String: [Any]], into contexts: [ManagedObjectContext]) {
+        for context in contexts {
+            context.performAndWait {
+                guard let coordinator = context.persistentStoreCoordinator else { return }
+                func ids(_ key: String) -> Set<ManagedObjectID> {
+                    Set((changes[key] ?? []).compactMap { item -> ManagedObjectID? in
+                        switch item {
+                        case let id as ManagedObjectID: return id
+                        case let url as URL: return coordinator.managedObjectID(forURIRepresentation: url)
+                        default: return nil
+                        }
+                    })
+                }
+                context.merge(SavedObjectIDs(inserted: ids("inserted"), updated: ids("updated"), deleted: ids("deleted")))
+            }
+        }
+    }
+
+    /// Merges `saved` into this context; runs on its queue.
+    func merge(_ saved: SavedObjectIDs) {
+        guard let coordinator = persistentStoreCoordinator else { return }
+        // IDs another coordinator made name its model's entities: they are this one's by URI.
+        func own(_ ids: Set<ManagedObjectID>) -> [ManagedObjectID] {
+            ids.compactMap { id in
+                id.entity.managedObjectModel === coordinator.managedObjectModel ? id
+                    : coordinator.managedObjectID(forURIRepresentation: id.uriRepresentation())
+            }
+        }
+        var changes = ContextChanges()
+        for id in own(saved.updated) {
+            guard let object = registry.object(for: id) else { continue }
+            // A fault reads the store when it fires: only a row it kept must go.
+            if object.faultFlag {
+                object.cachedRow = nil
+            } else {
+                refresh(object, mergeChanges: true)
+            }
+            changes.updated.insert(object)
+        }
+        for id in own(saved.deleted) {
+            guard let object = registry.object(for: id) else { continue }
+            // Gone from the store: it leaves this context as an object deleted here does on save.
+            insertedSet.remove(object)
+            updatedSet.remove(object)
+            deletedSet.remove(object)
+            refresh(object, mergeChanges: false)
+            registry.remove(object)
+            object.managedObjectContext = nil
+            object.deletedFlag = false
+            changes.deleted.insert(object)
+        }
+        for id in own(saved.inserted) where registry.object(for: id) == nil {
+            changes.inserted.insert(object(with: id))
+        }
+        if !changes.isEmpty { post(.objectsDidChange, changes) }
+    }
+
+    /// Tells the coordinator, and so every context merging automatically, what a save wrote.
+    func announceSave(_ saved: SavedObjectIDs) {
+        NotificationCenter.default.post(name: Self.didSaveObjectIDsNotification, object: self, userInfo: [
+            "insertedObjectIDs": saved.inserted, "updatedObjectIDs": saved.updated, "deletedObjectIDs": saved.deleted,
+        ])
+        persistentStoreCoordinator?.contextDidSave(self, saved)
+    }
+}
+
+/// A context kept without keeping it alive: merging stops when it goes.
+final class WeakContext: @unchecked Sendable {
+    weak var context: ManagedObjectContext?
+    init(_ context: ManagedObjectContext) { self.context = context }
+}
+
+extension PersistentStoreCoordinator {
+    func mergesChanges(into context: ManagedObjectContext) -> Bool {
+        lock.withLock { mergingContexts.contains { $0.context === context } }
+    }
+
+    func setMergesChanges(_ merges: Bool, into context: ManagedObjectContext) {
+        lock.withLock {
+            mergingContexts.removeAll { $0.context == nil || $0.context === context }
+            if merges { mergingContexts.append(WeakContext(context)) }
+        }
+    }
+
+    /// Hands a save to every other context merging automatically, each on its own queue and
+    /// without waiting (as in Core Data, a merge arrives after the save returns).
+    func contextDidSave(_ source: ManagedObjectContext, _ saved: SavedObjectIDs) {
+        guard !saved.isEmpty else { return }
+        let targets = lock.withLock { mergingContexts.compactMap(\.context).filter { $0 !== source } }
+        for target in targets {
+            target.queue.async { target.merge(saved) }
+        }
+    }
+}
