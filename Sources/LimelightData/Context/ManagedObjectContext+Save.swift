@@ -5,7 +5,8 @@ extension ManagedObjectContext {
     ///
     /// Validation runs first; if anything fails, a `ValidationError` lists every failing object and
     /// key, and neither the store nor the context's pending changes are touched. A save that lost a
-    /// race with another writer throws `PersistenceError.conflict` naming the objects.
+    /// race with another writer is settled by `mergePolicy`; with `.error`, the default, it throws
+    /// `PersistenceError.conflict` naming the objects.
     public func save() throws {
         processPendingChanges()
         guard hasChanges || !problems.isEmpty else { return }
@@ -33,6 +34,29 @@ extension ManagedObjectContext {
         }
         guard failures.isEmpty else { throw ValidationError(failures: failures) }
 
+        // A conflict settled by the merge policy changes what is written: the batches are made
+        // again from the settled objects, a few times at most (each round lost another race).
+        var round = 0
+        while true {
+            // Settling is for a save nothing of which was written: a conflict in a second store,
+            // after the first committed, is reported as it is.
+            var wroteSome = false
+            do {
+                let (batches, updated) = try writeChanges(coordinator, wroteSome: &wroteSome)
+                didCommit(batches, updated: updated)
+                return
+            } catch PersistenceError.conflict(let ids) where mergePolicy != .error && round < 3 && !wroteSome {
+                round += 1
+                try settleConflicts(ids, coordinator: coordinator)
+                processPendingChanges()
+                guard hasChanges else { return }
+            }
+        }
+    }
+
+    /// Hands every change to its store, one transaction per store; the batches written and the
+    /// updated objects they held.
+    private func writeChanges(_ coordinator: PersistentStoreCoordinator, wroteSome: inout Bool) throws -> ([StoreBatch], Set<ManagedObject>) {
         let updated = updatedSet.filter { !$0.faultFlag }
         var batches: [StoreBatch] = []
         try coordinator.withStores {
@@ -64,9 +88,10 @@ extension ManagedObjectContext {
                 let store = batches[index].store
                 if store.isReadOnly { throw PersistenceError.store(path: store.url?.path ?? "store", reason: "the store is read-only") }
                 batches[index].permanentIDs = try store.save(batches[index].changes)
+                wroteSome = true
             }
         }
-        didCommit(batches, updated: updated)
+        return (batches, updated)
     }
 
     /// An update's slots whose value differs from the last saved one; every slot when nothing was

@@ -19,6 +19,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     // Read for every value set on a new object: the read skips the run-time exclusivity check
     // (only ever a read or an assignment, on the context's queue).
     @exclusivity(unchecked) public var undoManager: ContextUndoManager? = ContextUndoManager()
+    /// How a save that lost a race with another writer settles it; `.error` throws.
+    public var mergePolicy: MergePolicy = .error
     public var name: String?
 
     let queue: DispatchQueue
