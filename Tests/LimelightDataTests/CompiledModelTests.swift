@@ -9,19 +9,11 @@ import CSQLite
     static var store: URL { CoreDataFixtureTests.fixtures.appendingPathComponent("SampleModel_V1.sqlite") }
     static var sourceModel: URL { CoreDataFixtureTests.fixtures.appendingPathComponent("SampleModel.xcdatamodeld/SampleModel.xcdatamodel") }
 
-    /// Runs SQL on a copy of the fixture store.
+    /// A copy of the fixture store, with `sql` run on it (`blob` bound to `?`).
     static func copyStore(_ folder: TemporaryFolder, changing sql: String? = nil, blob: Data? = nil) throws -> URL {
         let copy = folder.file("copy.sqlite")
         try FileManager.default.copyItem(at: store, to: copy)
-        guard let sql else { return copy }
-        var db: OpaquePointer?
-        guard sqlite3_open_v2(copy.path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else { throw PersistenceError.store(path: copy.path, reason: "open") }
-        defer { sqlite3_close(db) }
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { throw PersistenceError.store(path: copy.path, reason: "prepare \(sql)") }
-        defer { sqlite3_finalize(statement) }
-        if let blob { _ = blob.withUnsafeBytes { sqlite3_bind_blob(statement, 1, $0.baseAddress, Int32($0.count), sqliteTransient) } }
-        guard sqlite3_step(statement) == SQLITE_DONE else { throw PersistenceError.store(path: copy.path, reason: "step \(sql)") }
+        if let sql { try VersionHashTests.execute(sql, at: copy, blob: blob) }
         return copy
     }
 

@@ -171,11 +171,16 @@ import CSQLite
         } catch PersistenceError.incompatibleModel(_, let differences) {
             #expect(differences.first == "entity Shelf differs from the version the store was made with")
         }
-        let v2 = LibraryVersions.version2()
+        // No versions given: the store's own model is the source, as in Core Data; without it
+        // (emptied here), nothing says which version made the store.
+        let copy = folder.file("copy.sqlite"), bare = folder.file("bare.sqlite")
+        try FileManager.default.copyItem(at: url, to: copy)
+        try FileManager.default.copyItem(at: url, to: bare)
+        try VersionHashTests.execute("DELETE FROM Z_MODELCACHE", at: bare)
+        let automatic: [String: any Sendable] = [StoreOption.migratePersistentStoresAutomatically: true, StoreOption.inferMappingModelAutomatically: true]
+        try PersistentStoreCoordinator(managedObjectModel: LibraryVersions.version2()).addPersistentStore(type: .sqlite, at: copy, options: automatic)
         #expect(throws: MigrationError.self) {
-            try PersistentStoreCoordinator(managedObjectModel: v2).addPersistentStore(type: .sqlite, at: url, options: [
-                StoreOption.migratePersistentStoresAutomatically: true, StoreOption.inferMappingModelAutomatically: true,
-            ])
+            try PersistentStoreCoordinator(managedObjectModel: LibraryVersions.version2()).addPersistentStore(type: .sqlite, at: bare, options: automatic)
         }
         #expect(throws: MigrationError.self) {
             try PersistentStoreCoordinator(managedObjectModel: LibraryVersions.version2()).addPersistentStore(type: .sqlite, at: url, options: [

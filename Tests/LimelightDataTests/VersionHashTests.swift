@@ -96,14 +96,18 @@ import CSQLite
     }
 
     static func writeMetadata(_ metadata: [String: Any], to url: URL) throws {
-        let data = try PropertyListWriter.data(metadata, format: .binary)
+        try execute("UPDATE Z_METADATA SET Z_PLIST = ?", at: url, blob: PropertyListWriter.data(metadata, format: .binary))
+    }
+
+    /// Runs one statement on the store at `url`, as another program would, `blob` bound to `?`.
+    static func execute(_ sql: String, at url: URL, blob: Data? = nil) throws {
         var db: OpaquePointer?
         guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else { throw PersistenceError.store(path: url.path, reason: "open") }
         defer { sqlite3_close(db) }
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, "UPDATE Z_METADATA SET Z_PLIST = ?", -1, &statement, nil) == SQLITE_OK else { throw PersistenceError.store(path: url.path, reason: "prepare") }
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { throw PersistenceError.store(path: url.path, reason: "prepare \(sql)") }
         defer { sqlite3_finalize(statement) }
-        _ = data.withUnsafeBytes { sqlite3_bind_blob(statement, 1, $0.baseAddress, Int32($0.count), sqliteTransient) }
+        if let blob { _ = blob.withUnsafeBytes { sqlite3_bind_blob(statement, 1, $0.baseAddress, Int32($0.count), sqliteTransient) } }
         guard sqlite3_step(statement) == SQLITE_DONE else { throw PersistenceError.store(path: url.path, reason: "step") }
     }
 }

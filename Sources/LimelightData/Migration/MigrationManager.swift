@@ -76,6 +76,15 @@ public final class MigrationManager {
         return fitting.count == 1 ? fitting[0] : nil
     }
 
+    /// The model the store keeps of itself (`Z_MODELCACHE`), when it is the one the store's hashes
+    /// name: what Core Data's lightweight migration falls back on when no version given made it.
+    static func cachedSourceModel(ofStoreAt url: URL) -> ManagedObjectModel? {
+        guard let metadata = try? SQLiteStore.readMetadata(at: url),
+              let cached = try? ManagedObjectModel(cachedInStoreAt: url),
+              cached.isRecorded(in: metadata["NSStoreModelVersionHashes"] as? [String: Data]) else { return nil }
+        return cached
+    }
+
     static func resolveIfEditable(_ model: ManagedObjectModel) throws {
         // A frozen model is resolved already and shared between threads: leave it alone.
         if model.isEditable { try model.resolve() }
@@ -89,7 +98,7 @@ public final class MigrationManager {
         if destination.isRecorded(in: metadata["NSStoreModelVersionHashes"] as? [String: Data]) { return false }
         let writtenHere = metadata["LimelightVersion"] != nil
         let candidates = options[StoreOption.migrationSourceModels] as? [ManagedObjectModel] ?? []
-        guard let source = try sourceModel(forStoreAt: url, among: candidates + [destination]) else {
+        guard let source = try sourceModel(forStoreAt: url, among: candidates + [destination]) ?? cachedSourceModel(ofStoreAt: url) else {
             guard writtenHere else { return false } // Core Data's hashes: the open path compares tables instead.
             throw MigrationError.noSourceModel(path: url.path, reason: candidates.isEmpty
                 ? "the store was made with another model version; give the versions in StoreOption.migrationSourceModels"
@@ -119,8 +128,8 @@ extension PersistentStoreCoordinator {
         if try !MigrationManager.storeNeedsMigration(at: url, for: managedObjectModel) {
             return MappingModel(entityMappings: [], unmappableChanges: [])
         }
-        guard let source = try MigrationManager.sourceModel(forStoreAt: url, among: versions) else {
-            throw MigrationError.noSourceModel(path: url.path, reason: "none of the \(versions.count) model versions given made this store")
+        guard let source = try MigrationManager.sourceModel(forStoreAt: url, among: versions) ?? MigrationManager.cachedSourceModel(ofStoreAt: url) else {
+            throw MigrationError.noSourceModel(path: url.path, reason: "none of the \(versions.count) model versions given made this store, and it keeps no model of its own")
         }
         let manager = try MigrationManager(sourceModel: source, destinationModel: managedObjectModel)
         try lock.withLock { try manager.migrateStore(at: url) }
