@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import CSQLite
 @testable import LimelightData
 
 /// Compiled models: the model a Core Data store keeps of itself (`Z_MODELCACHE`), and `.mom`
