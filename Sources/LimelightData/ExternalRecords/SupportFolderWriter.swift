@@ -37,7 +37,8 @@ enum SupportFolderWriter {
     /// The model's XML: the file the application loaded it from when known, copied as it is (the
     /// store's model was read from it already), else written anew.
     private static func modelContents(store: SQLiteStore, source: URL?) throws -> Data {
-        if let source {
+        // A compiled model has no XML to copy: the copy is written from the model itself.
+        if let source, !ManagedObjectModel.isCompiledModel(source) {
             let file = try ManagedObjectModel.contentsFile(for: source)
             do {
                 return try Data(contentsOf: file)
