@@ -26,7 +26,7 @@ import Testing
                 RelationshipDescription(name: "tags", destination: "Tag", inverse: "notes", toMany: true),
             ]),
             EntityDescription(name: "Tag", properties: [
-                AttributeDescription(name: "name", type: .string),
+                AttributeDescription(name: "name", type: .string, isOptional: false),
                 RelationshipDescription(name: "notes", destination: "Note", inverse: "tags", toMany: true),
             ]),
         ])
@@ -138,6 +138,31 @@ import Testing
         #expect(try count(context, "Note", "rank == 100") == 3)
     }
 
+    @Test func insertingFillsDefaultsAndRefusesWhatASaveWould() throws {
+        let folder = try TemporaryFolder()
+        let context = try Self.populated(folder)
+        let request = BatchInsertRequest(entityName: "Note", objects: (0..<1_000).map { ["title": "bulk \($0)", "rank": Int32($0 % 7)] })
+        request.resultType = .objectIDs
+        let result = try context.execute(request)
+        #expect(result.count == 1_000 && result.objectIDs?.count == 1_000 && result.objectIDs?.allSatisfy { !$0.isTemporaryID } == true)
+        #expect(try count(context, "Note", "title BEGINSWITH 'bulk'") == 1_000)
+        #expect(try count(context, "Note", "title BEGINSWITH 'bulk' AND rank == 6") == 142)
+        // A default fills what a dictionary leaves out; the keys go on after the ones saved before.
+        let plain = try context.execute(BatchInsertRequest(entityName: "Note", objects: [["title": "plain"]]))
+        #expect(plain.count == 1 && plain.objectIDs == nil)
+        #expect(try count(context, "Note", "title == 'plain' AND rank == 0") == 1)
+        let saved = try context.insertNewObject(forEntityName: "Note")
+        try context.save()
+        #expect(try count(context, "Note") == 1_012)
+        #expect(saved.objectID.primaryKey ?? 0 > 1_010)
+
+        for (objects, says) in [([["name": NSNull()]], "object 0: 'name' is required"), ([["name": "a"], ["name": 5]], "object 1"),
+                                ([["name": "a", "notes": NSNull()]], "not a stored attribute")] as [([[String: Any]], String)] {
+            #expect { try context.execute(BatchInsertRequest(entityName: "Tag", objects: objects)) } throws: { "\($0)".contains(says) }
+        }
+        #expect(try count(context, "Tag") == 2)
+    }
+
     @Test func markerFilesFollowAndOtherStoresRefuse() throws {
         let folder = try TemporaryFolder()
         let markers = MarkerTests()
@@ -156,6 +181,9 @@ import Testing
         try markers.flush(context)
         let titles = try markers.markers(context).values.compactMap { $0.values["title"] as? String }.sorted()
         #expect(titles == ["Guacamole", "Stew"])
+        _ = try context.execute(BatchInsertRequest(entityName: "Note", objects: [["title": "Tacos"]]))
+        try markers.flush(context)
+        #expect(try markers.markers(context).values.compactMap { $0.values["title"] as? String }.sorted() == ["Guacamole", "Stew", "Tacos"])
 
         let memory = try TestStack.context(model: Self.model(), at: nil)
         #expect { try memory.execute(BatchDeleteRequest(fetchRequest: FetchRequest(entityName: "Note"))) } throws: { "\($0)".contains("SQLite stores only") }

@@ -96,11 +96,69 @@ extension ManagedObjectContext {
         return BatchResult(status: true, count: updated.count, objectIDs: request.resultType == .updatedObjectIDs ? updated : nil)
     }
 
-    private static func sqliteStore(_ store: PersistentStore) throws -> SQLiteStore {
+    static func sqliteStore(_ store: PersistentStore) throws -> SQLiteStore {
         guard let sqlite = store as? SQLiteStore else {
             throw PersistenceError.invalidRequest("batch requests work on SQLite stores only, as in Core Data (not on \(store.type.rawValue))")
         }
         if sqlite.isReadOnly { throw PersistenceError.store(path: sqlite.path, reason: "the store is read-only") }
         return sqlite
+    }
+}
+
+/// Inserts objects given as dictionaries of attribute values, in the store itself, as Core Data's
+/// `NSBatchInsertRequest`: defaults fill what a dictionary leaves out, values are converted to
+/// their attributes' types, and a required attribute left without a value refuses the request,
+/// naming the dictionary. Marker files follow; contexts are not told (merge the result's IDs).
+public final class BatchInsertRequest: @unchecked Sendable {
+    public enum ResultType: Sendable {
+        case statusOnly
+        case count
+        case objectIDs
+    }
+
+    public let entityName: String
+    public var objectsToInsert: [[String: Any]]
+    public var resultType: ResultType = .statusOnly
+
+    public init(entityName: String, objects: [[String: Any]]) {
+        self.entityName = entityName
+        objectsToInsert = objects
+    }
+}
+
+extension ManagedObjectContext {
+    /// Runs a batch insert into the store new objects of the entity go to.
+    public func execute(_ request: BatchInsertRequest) throws -> BatchResult {
+        let (entity, coordinator) = try resolve(FetchRequest(entityName: request.entityName))
+        guard !entity.isAbstract else { throw PersistenceError.invalidRequest("batch insert: \(entity.name) is abstract") }
+        var snapshots: [ObjectSnapshot] = []
+        snapshots.reserveCapacity(request.objectsToInsert.count)
+        for (row, dictionary) in request.objectsToInsert.enumerated() {
+            var values = entity.emptyValues
+            for (index, value) in entity.layout.initialValues { values[index] = value }
+            for (key, value) in dictionary {
+                guard let index = entity.index(of: key), let attribute = entity.properties[index] as? AttributeDescription, !attribute.isTransient else {
+                    throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): '\(key)' is not a stored attribute")
+                }
+                let given: Any? = value is NSNull ? nil : value
+                let stored = AttributeValueCoercion.coerce(StoredValue(given), to: attribute.attributeType) ?? StoredValue(given)
+                guard stored.isNull || AttributeValueCoercion.isCanonical(stored, for: attribute.attributeType) else {
+                    throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): \(type(of: value)) is no \(attribute.attributeType.rawValue) for '\(key)'")
+                }
+                values[index] = stored
+            }
+            for case let attribute as AttributeDescription in entity.properties where !attribute.isOptional && !attribute.isTransient {
+                if let index = entity.index(of: attribute.name), values[index].isNull {
+                    throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): '\(attribute.name)' is required")
+                }
+            }
+            snapshots.append(ObjectSnapshot(id: ManagedObjectID(temporaryFor: entity), values: values, version: 0, changed: []))
+        }
+        guard !snapshots.isEmpty else { return BatchResult(status: true, count: 0, objectIDs: request.resultType == .objectIDs ? [] : nil) }
+        let inserted = try coordinator.withStores {
+            let store = try Self.sqliteStore(coordinator.store(forNew: entity))
+            return try store.save(SaveChanges(inserted: snapshots))
+        }
+        return BatchResult(status: true, count: inserted.count, objectIDs: request.resultType == .objectIDs ? inserted : nil)
     }
 }
