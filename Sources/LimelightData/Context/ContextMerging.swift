@@ -2,12 +2,15 @@ import Foundation
 
 /// What a save wrote, by object ID: the form in which one context's save reaches others, across
 /// queues and threads (managed objects stay with their context; their IDs travel).
+///
+/// Arrays, not sets: every save makes one, and hashing each ID of a large save into a set cost
+/// about a twentieth of saving it, for receivers that only walk the IDs.
 public struct SavedObjectIDs: Sendable, Equatable {
-    public var inserted: Set<ManagedObjectID>
-    public var updated: Set<ManagedObjectID>
-    public var deleted: Set<ManagedObjectID>
+    public var inserted: [ManagedObjectID]
+    public var updated: [ManagedObjectID]
+    public var deleted: [ManagedObjectID]
 
-    public init(inserted: Set<ManagedObjectID> = [], updated: Set<ManagedObjectID> = [], deleted: Set<ManagedObjectID> = []) {
+    public init(inserted: [ManagedObjectID] = [], updated: [ManagedObjectID] = [], deleted: [ManagedObjectID] = []) {
         self.inserted = inserted
         self.updated = updated
         self.deleted = deleted
@@ -18,7 +21,7 @@ public struct SavedObjectIDs: Sendable, Equatable {
 
 extension ManagedObjectContext {
     /// Posted after every save with the context as object and userInfo keys `insertedObjectIDs`,
-    /// `updatedObjectIDs` and `deletedObjectIDs` (each a `Set<ManagedObjectID>`), as Core Data's
+    /// `updatedObjectIDs` and `deletedObjectIDs` (each a `[ManagedObjectID]`), as Core Data's
     /// `didSaveObjectIDsNotification`: safe to hand to a context on another queue.
     public static let didSaveObjectIDsNotification = Notification.Name("LimelightContextDidSaveObjectIDs")
 
@@ -36,10 +39,11 @@ extension ManagedObjectContext {
     /// `didSaveObjectIDsNotification` or a `didSaveNotification`. Call it on this context's queue.
     public func mergeChanges(fromContextDidSave notification: Notification) {
         let info = notification.userInfo ?? [:]
-        func ids(_ idKey: String, _ objectKey: String) -> Set<ManagedObjectID> {
-            if let ids = info[idKey] as? Set<ManagedObjectID> { return ids }
+        func ids(_ idKey: String, _ objectKey: String) -> [ManagedObjectID] {
+            if let ids = info[idKey] as? [ManagedObjectID] { return ids }
+            if let ids = info[idKey] as? Set<ManagedObjectID> { return Array(ids) }
             // The saving context's objects: only their IDs, fixed by the save, are read.
-            return Set((info[objectKey] as? Set<ManagedObject>)?.map(\.objectID) ?? [])
+            return (info[objectKey] as? Set<ManagedObject>)?.map(\.objectID) ?? []
         }
         merge(SavedObjectIDs(inserted: ids("insertedObjectIDs", "inserted"), updated: ids("updatedObjectIDs", "updated"),
                              deleted: ids("deletedObjectIDs", "deleted")))
@@ -52,14 +56,14 @@ extension ManagedObjectContext {
         for context in contexts {
             context.performAndWait {
                 guard let coordinator = context.persistentStoreCoordinator else { return }
-                func ids(_ key: String) -> Set<ManagedObjectID> {
-                    Set((changes[key] ?? []).compactMap { item -> ManagedObjectID? in
+                func ids(_ key: String) -> [ManagedObjectID] {
+                    (changes[key] ?? []).compactMap { item -> ManagedObjectID? in
                         switch item {
                         case let id as ManagedObjectID: return id
                         case let url as URL: return coordinator.managedObjectID(forURIRepresentation: url)
                         default: return nil
                         }
-                    })
+                    }
                 }
                 context.merge(SavedObjectIDs(inserted: ids("inserted"), updated: ids("updated"), deleted: ids("deleted")))
             }
@@ -70,7 +74,7 @@ extension ManagedObjectContext {
     func merge(_ saved: SavedObjectIDs) {
         guard let coordinator = persistentStoreCoordinator else { return }
         // IDs another coordinator made name its model's entities: they are this one's by URI.
-        func own(_ ids: Set<ManagedObjectID>) -> [ManagedObjectID] {
+        func own(_ ids: [ManagedObjectID]) -> [ManagedObjectID] {
             ids.compactMap { id in
                 id.entity.managedObjectModel === coordinator.managedObjectModel ? id
                     : coordinator.managedObjectID(forURIRepresentation: id.uriRepresentation())
@@ -135,8 +139,8 @@ extension PersistentStoreCoordinator {
     /// Hands a save to every other context merging automatically, each on its own queue and
     /// without waiting (as in Core Data, a merge arrives after the save returns).
     func contextDidSave(_ source: ManagedObjectContext, _ saved: SavedObjectIDs) {
-        guard !saved.isEmpty else { return }
         let targets = lock.withLock { mergingContexts.compactMap(\.context).filter { $0 !== source } }
+        guard !targets.isEmpty, !saved.isEmpty else { return }
         for target in targets {
             target.queue.async { target.merge(saved) }
         }

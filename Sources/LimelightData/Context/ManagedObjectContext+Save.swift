@@ -161,8 +161,7 @@ extension ManagedObjectContext {
         }
         undoManager?.closeGroup()
         post(.didSave, ContextChanges(inserted: inserted, updated: updated, deleted: deleted))
-        announceSave(SavedObjectIDs(inserted: Set(inserted.map(\.objectID)), updated: Set(updated.map(\.objectID)),
-                                    deleted: Set(deleted.map(\.objectID))))
+        announceSave(SavedObjectIDs(inserted: inserted.map(\.objectID), updated: updated.map(\.objectID), deleted: deleted.map(\.objectID)))
     }
 
     /// Drops every unsaved change: new objects go, changed and deleted ones get their saved values.
