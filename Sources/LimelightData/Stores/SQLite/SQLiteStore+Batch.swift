@@ -10,7 +10,7 @@ extension SQLiteStore {
     /// Deletes the rows `ids` names (those that exist) or `fetch` matches, and what their Cascade
     /// rules reach; returns the IDs deleted. A Deny rule with a related object refuses it all.
     func batchDelete(ids given: [ManagedObjectID]?, matching fetch: StoreFetch?) throws -> [ManagedObjectID] {
-        try inBatchTransaction { db in
+        try inWriteTransaction(failing: "batch request failed") { db in
             var targets = try given.map { try existing($0, db: db) } ?? fetch.map { try sqliteFetchIDs($0) } ?? []
             // Reads first: every row the rules reach, and every Deny, before anything is written.
             var deleting = Set(targets)
@@ -72,7 +72,7 @@ extension SQLiteStore {
                 }
             }
             let deleted = Array(deleting)
-            return (deleted, SaveChanges(updated: updated, deleted: deleted.map { ObjectSnapshot(id: $0, values: [], version: 0, changed: []) }))
+            return (deleted, SaveChanges(updated: updated, deleted: deleted.map { ObjectSnapshot(id: $0, values: [], version: 0, changed: []) }), [])
         }
     }
 
@@ -96,7 +96,7 @@ extension SQLiteStore {
             assignments.append((schema.column(for: attribute), try SQLiteValueMapping.sqlValue(stored, for: attribute), slot))
         }
         guard !assignments.isEmpty else { return [] }
-        return try inBatchTransaction { db in
+        return try inWriteTransaction(failing: "batch request failed") { db in
             let ids = try sqliteFetchIDs(fetch)
             let set = (assignments.map { "\($0.column) = ?" } + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")
             for chunk in Self.chunks(ids.compactMap(\.primaryKey)) {
@@ -104,25 +104,7 @@ extension SQLiteStore {
                 _ = try db.run("UPDATE \(table.name) SET \(set) WHERE Z_PK IN (\(list))", assignments.map(\.value))
             }
             let slots = assignments.map(\.slot)
-            return (ids, SaveChanges(updated: ids.map { ObjectSnapshot(id: $0, values: [], version: 0, changed: slots) }))
-        }
-    }
-
-    /// Runs `body` in one write transaction; what it reports is journaled for the save
-    /// participants (marker files) inside it and carried out after the commit.
-    private func inBatchTransaction(_ body: (SQLiteConnection) throws -> ([ManagedObjectID], SaveChanges)) throws -> [ManagedObjectID] {
-        let db = try db()
-        try db.execute("BEGIN IMMEDIATE")
-        do {
-            let (ids, changes) = try body(db)
-            for participant in saveParticipants { try participant.willCommit(changes, insertedIDs: [], store: self) }
-            try db.execute("COMMIT")
-            for participant in saveParticipants { participant.didCommit(store: self) }
-            return ids
-        } catch {
-            try? db.execute("ROLLBACK")
-            if let persistence = error as? PersistenceError { throw persistence }
-            throw PersistenceError.store(path: path, reason: "batch request failed, nothing was written: \(error)")
+            return (ids, SaveChanges(updated: ids.map { ObjectSnapshot(id: $0, values: [], version: 0, changed: slots) }), [])
         }
     }
 

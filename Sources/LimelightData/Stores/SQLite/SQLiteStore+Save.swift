@@ -3,9 +3,7 @@ import CSQLite
 
 extension SQLiteStore {
     func sqliteSave(_ changes: SaveChanges) throws -> [ManagedObjectID] {
-        let db = try db()
-        try db.execute("BEGIN IMMEDIATE")
-        do {
+        try inWriteTransaction(failing: "save failed") { db in
             let permanent = try allocateKeys(for: changes.inserted, db: db)
             var mapping = PermanentIDMapping(snapshots: changes.inserted, permanent: permanent)
             var conflicts: [ManagedObjectID] = []
@@ -24,14 +22,27 @@ extension SQLiteStore {
             if !conflicts.isEmpty { throw PersistenceError.conflict(objects: conflicts) }
             // Participants are told the IDs the new objects were stored under beside the changes,
             // rather than handed a copy of every new object's snapshot carrying its new ID.
-            for participant in saveParticipants { try participant.willCommit(changes, insertedIDs: permanent, store: self) }
+            return (permanent, changes, permanent)
+        }
+    }
+
+    /// Runs `body` in one write transaction. What it reports written (its changes, and the IDs its
+    /// new objects were stored under) is journaled by the save participants (marker files) inside
+    /// the transaction and carried out after the commit; on any failure nothing is written.
+    func inWriteTransaction<Result>(failing what: String,
+                                    _ body: (SQLiteConnection) throws -> (Result, SaveChanges, insertedIDs: [ManagedObjectID])) throws -> Result {
+        let db = try db()
+        try db.execute("BEGIN IMMEDIATE")
+        do {
+            let (result, changes, insertedIDs) = try body(db)
+            for participant in saveParticipants { try participant.willCommit(changes, insertedIDs: insertedIDs, store: self) }
             try db.execute("COMMIT")
             for participant in saveParticipants { participant.didCommit(store: self) }
-            return permanent
+            return result
         } catch {
             try? db.execute("ROLLBACK")
             if let persistence = error as? PersistenceError { throw persistence }
-            throw PersistenceError.store(path: path, reason: "save failed, nothing was written: \(error)")
+            throw PersistenceError.store(path: path, reason: "\(what), nothing was written: \(error)")
         }
     }
 
