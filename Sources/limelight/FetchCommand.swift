@@ -22,7 +22,8 @@ extension Limelight {
                   limelight fetch Cars.sqlite --model Cars.xcdatamodeld --entity Car --properties maker,count:model --group-by maker
                 """)
         @Argument(help: "The SQLite store.") var store: String
-        @Option(help: "The model: an .xcdatamodeld bundle, one .xcdatamodel inside it, or a contents file.") var model: String?
+        @Option(help: "The model: an .xcdatamodeld bundle, one .xcdatamodel inside it, a contents file, or a compiled .momd or .mom; default: the copy in the store's records folder, else the model the store keeps of itself.")
+        var model: String?
         @Option(help: "The entity to fetch.") var entity: String
         @Option(name: .customLong("where"), help: "A predicate format string; %@ and friends take the ARGs.") var predicate: String?
         @Argument(help: "Arguments for the predicate's %@, %K, %d … in order.") var arguments: [String] = []

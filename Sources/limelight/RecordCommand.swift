@@ -37,7 +37,8 @@ extension Limelight {
             commandName: "markers",
             abstract: "Regenerate a store's marker files from its contents.")
         @Argument(help: "The SQLite store.") var store: String
-        @Option(help: "The model (.xcdatamodeld or .xcdatamodel); default: the copy in the store's records folder.") var model: String?
+        @Option(help: "The model (.xcdatamodeld, .xcdatamodel, .momd or .mom); default: the copy in the store's records folder, else the model the store keeps of itself.")
+        var model: String?
         @Option(help: "Marker file extension, e.g. recipe (needed the first time).") var `extension`: String?
         @Option(help: "Folder for the markers (default: next to the store).") var directory: String?
         @Flag(help: "Rebuild every marker (create missing, rewrite stale, remove orphans).") var rebuild = false
