@@ -81,11 +81,13 @@ import CSQLite
         metadata["NSStoreModelVersionHashes"] = earlier
         metadata["NSStoreUUID"] = nil
         try Self.writeMetadata(metadata, to: url)
+        try Self.execute("DELETE FROM Z_MODELCACHE", at: url)
 
         // Read-only: it opens, and the file keeps what it had.
         let readOnly = try PersistentStoreCoordinator(managedObjectModel: PhotoModel.make())
         try readOnly.addPersistentStore(type: .sqlite, at: url, options: [StoreOption.readOnly: true])
         #expect(try SQLiteStore.readMetadata(at: url)["NSStoreModelVersionHashes"] as? [String: Data] == earlier)
+        #expect(throws: ModelError.self) { try ManagedObjectModel(cachedInStoreAt: url) }
         #expect(try MigrationManager.storeNeedsMigration(at: url, for: PhotoModel.make()) == false)
         // For writing: it opens with its objects, and now records Core Data's hashes.
         let context = try TestStack.context(model: PhotoModel.make(), at: url)
@@ -93,6 +95,8 @@ import CSQLite
         let upgraded = try SQLiteStore.readMetadata(at: url)
         #expect(upgraded["NSStoreModelVersionHashes"] as? [String: Data] == current)
         #expect(upgraded["NSStoreModelVersionHashesDigest"] as? String == ManagedObjectModel.versionHashesDigest(current))
+        // And the model those versions did not keep in the store.
+        #expect(try ManagedObjectModel(cachedInStoreAt: url).entityVersionHashesByName == current)
     }
 
     static func writeMetadata(_ metadata: [String: Any], to url: URL) throws {

@@ -174,10 +174,19 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
             try SQLiteSchemaCheck.verifyHashes(model: model, storeHashes: hashes, path: path)
             // A store an earlier version wrote gets Core Data's hashes the first time it is opened
             // for writing; until then both are accepted.
+            // It also gets the model cache those versions left empty.
             if hashes != model.entityVersionHashesByName, !isReadOnly {
                 metadata["NSStoreModelVersionHashes"] = model.entityVersionHashesByName
                 metadata["NSStoreModelVersionHashesDigest"] = ManagedObjectModel.versionHashesDigest(model.entityVersionHashesByName)
-                try writeMetadata(db)
+                try db.execute("BEGIN IMMEDIATE")
+                do {
+                    try writeMetadata(db)
+                    if try db.scalarInt("SELECT count(*) FROM Z_MODELCACHE") == 0 { try Self.writeModelCache(model, to: db) }
+                    try db.execute("COMMIT")
+                } catch {
+                    try? db.execute("ROLLBACK")
+                    throw error
+                }
             }
         }
         var numbers: [String: Int] = [:]
