@@ -6,6 +6,22 @@ public enum DeleteRule: String, Sendable {
     case nullify = "Nullify"
     case cascade = "Cascade"
     case deny = "Deny"
+
+    /// The number Core Data gives the rule (`NSDeleteRule`), as compiled models hold it.
+    public var code: Int {
+        switch self {
+        case .noAction: return 0
+        case .nullify: return 1
+        case .cascade: return 2
+        case .deny: return 3
+        }
+    }
+
+    /// The rule Core Data numbers `code`; `nil` for another number.
+    public init?(code: Int) {
+        guard let rule = [DeleteRule.noAction, .nullify, .cascade, .deny].first(where: { $0.code == code }) else { return nil }
+        self = rule
+    }
 }
 
 /// Describes a link from one entity to another, to-one or to-many, with its inverse.

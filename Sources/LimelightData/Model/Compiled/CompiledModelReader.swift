@@ -217,8 +217,7 @@ struct CompiledModelReader {
         let relationship = RelationshipDescription(name: name, destination: destination, inverse: inverse, toMany: maxCount != 1)
         relationship.maxCount = maxCount
         relationship.minCount = object.fields["NSMinCount"] as? Int ?? 0
-        let rules: [Int: DeleteRule] = [0: .noAction, 1: .nullify, 2: .cascade, 3: .deny]
-        relationship.deleteRule = rules[object.fields["NSDeleteRule"] as? Int ?? 1] ?? .nullify
+        relationship.deleteRule = DeleteRule(code: object.fields["NSDeleteRule"] as? Int ?? 1) ?? .nullify
         return relationship
     }
 

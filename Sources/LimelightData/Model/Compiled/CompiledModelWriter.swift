@@ -149,7 +149,7 @@ struct CompiledModelWriter {
         if let inverseName = relationship.inverseName { fields["_NSInverseRelationshipName"] = string(inverseName) }
         fields["NSMaxCount"] = relationship.isToMany ? relationship.maxCount : 1
         fields["NSMinCount"] = relationship.minCount
-        fields["NSDeleteRule"] = ["No Action": 0, "Nullify": 1, "Cascade": 2, "Deny": 3][relationship.deleteRule.rawValue] ?? 1
+        fields["NSDeleteRule"] = relationship.deleteRule.code
     }
 
     private mutating func fetchIndex(_ index: FetchIndexDescription, entity: Int) -> PropertyListUID {
