@@ -47,9 +47,13 @@ public final class SearchServer: @unchecked Sendable {
 
     public func start() {
         let thread = Thread { [self] in
-            // Named from the thread itself: that is when Foundation passes the name on to the
-            // kernel (at most 15 bytes), where `ps -L` and /proc show it.
+            // Named by the thread itself, for `ps -L` and /proc (at most 15 bytes). Foundation's
+            // `name` reaches the kernel only when Foundation has already recorded which thread
+            // this is, which races with the thread's start (now and then no name arrived; named
+            // before the start, it renamed the starting thread instead), so the name is also
+            // written where the kernel keeps it.
             Thread.current.name = Self.threadName
+            Self.nameCurrentThreadForTheKernel()
             serve()
         }
         thread.start()
@@ -57,6 +61,13 @@ public final class SearchServer: @unchecked Sendable {
 
     /// What the serving thread is called in /proc and by `ps -L`.
     public static let threadName = "limelight-query"
+
+    private static func nameCurrentThreadForTheKernel() {
+        let file = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard file >= 0 else { return }
+        defer { close(file) }
+        _ = threadName.withCString { write(file, $0, strlen($0)) }
+    }
 
     /// Stops answering: the socket goes, and the thread ends after the search it is on.
     public func stop() {
