@@ -49,9 +49,9 @@ public final class SearchServer: @unchecked Sendable {
         let thread = Thread { [self] in
             // Named by the thread itself, for `ps -L` and /proc (at most 15 bytes). Foundation's
             // `name` reaches the kernel only when Foundation has already recorded which thread
-            // this is, which races with the thread's start (now and then no name arrived; named
-            // before the start, it renamed the starting thread instead), so the name is also
-            // written where the kernel keeps it.
+            // this is, which races with the thread's start (now and then no name arrived, and
+            // named before the start, it arrived never), so the name is also written where the
+            // kernel keeps it.
             Thread.current.name = Self.threadName
             Self.nameCurrentThreadForTheKernel()
             serve()
