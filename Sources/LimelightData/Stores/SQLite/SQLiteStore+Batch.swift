@@ -4,9 +4,6 @@ import CSQLite
 /// Batch deletes and updates: SQL over many rows in one transaction, with what a save would have
 /// kept in step kept in step here too (delete rules, join rows, `Z_OPT`, the marker journal).
 extension SQLiteStore {
-    /// Keys inlined into one `IN (…)` list: well under SQLite's limit on statement length.
-    private static let batchKeysPerStatement = 1_000
-
     /// Deletes the rows `ids` names (those that exist) or `fetch` matches, and what their Cascade
     /// rules reach; returns the IDs deleted. A Deny rule with a related object refuses it all.
     func batchDelete(ids given: [ManagedObjectID]?, matching fetch: StoreFetch?) throws -> [ManagedObjectID] {
@@ -48,8 +45,7 @@ extension SQLiteStore {
             for (inverse, table, keys) in nullified {
                 let column = schema.column(for: inverse)
                 let clear = ([column] + (schema.typeColumn(for: inverse).map { [$0] } ?? [])).map { "\($0) = NULL" }.joined(separator: ", ")
-                for chunk in Self.chunks(keys) {
-                    let list = chunk.map(String.init).joined(separator: ",")
+                for list in Self.keyLists(keys) {
                     // The rows whose link is cleared are changed objects: their markers may show it.
                     try db.query("SELECT Z_PK, Z_ENT FROM \(table) WHERE \(column) IN (\(list))", cached: false) { row in
                         guard let entity = schema.entitiesByNumber[Int(sqlite3_column_int64(row, 1))], let slot = entity.index(of: inverse.name) else { return }
@@ -62,8 +58,7 @@ extension SQLiteStore {
             for ids in Dictionary(grouping: deleting, by: { ObjectIdentifier($0.entity) }).values {
                 guard let first = ids.first, let table = schema.table(for: first.entity) else { continue }
                 let keys = ids.compactMap(\.primaryKey)
-                for chunk in Self.chunks(keys) {
-                    let list = chunk.map(String.init).joined(separator: ",")
+                for list in Self.keyLists(keys) {
                     for case let relationship as RelationshipDescription in first.entity.properties {
                         guard let join = schema.joinTable(for: relationship) else { continue }
                         try db.execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) IN (\(list))")
@@ -99,8 +94,7 @@ extension SQLiteStore {
         return try inWriteTransaction(failing: "batch request failed") { db in
             let ids = try sqliteFetchIDs(fetch)
             let set = (assignments.map { "\($0.column) = ?" } + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")
-            for chunk in Self.chunks(ids.compactMap(\.primaryKey)) {
-                let list = chunk.map(String.init).joined(separator: ",")
+            for list in Self.keyLists(ids.compactMap(\.primaryKey)) {
                 _ = try db.run("UPDATE \(table.name) SET \(set) WHERE Z_PK IN (\(list))", assignments.map(\.value))
             }
             let slots = assignments.map(\.slot)
@@ -111,14 +105,10 @@ extension SQLiteStore {
     /// Those of `ids` in this store whose rows exist, with the entity their row says.
     private func existing(_ ids: [ManagedObjectID], db: SQLiteConnection) throws -> [ManagedObjectID] {
         var found: [ManagedObjectID] = []
-        for (_, group) in Dictionary(grouping: ids, by: { $0.entity.rootIdentity }) {
+        for group in Dictionary(grouping: ids, by: { $0.entity.rootIdentity }).values {
             guard let first = group.first, let table = schema.table(for: first.entity) else { continue }
-            for chunk in Self.chunks(group.compactMap(\.primaryKey)) {
-                try db.query("SELECT Z_PK, Z_ENT FROM \(table.name) WHERE Z_PK IN (\(chunk.map(String.init).joined(separator: ",")))", cached: false) { row in
-                    if let entity = schema.entitiesByNumber[Int(sqlite3_column_int64(row, 1))] {
-                        found.append(objectID(entity: entity, primaryKey: sqlite3_column_int64(row, 0)))
-                    }
-                }
+            for list in Self.keyLists(group.compactMap(\.primaryKey)) {
+                found += try objectIDs("SELECT Z_PK, Z_ENT FROM \(table.name) WHERE Z_PK IN (\(list))", db: db)
             }
         }
         return found
@@ -128,7 +118,7 @@ extension SQLiteStore {
     private func relatedRows(of keys: [Int64], through relationship: RelationshipDescription, db: SQLiteConnection) throws -> [ManagedObjectID] {
         guard let destination = relationship.destinationEntity, let destinationTable = schema.table(for: destination),
               let source = relationship.entity, let sourceTable = schema.table(for: source) else { return [] }
-        let sql: (String) -> String?
+        let sql: (String) -> String
         if let join = schema.joinTable(for: relationship) {
             sql = { "SELECT d.Z_PK, d.Z_ENT FROM \(join.name) j JOIN \(destinationTable.name) d ON d.Z_PK = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) IN (\($0))" }
         } else if !relationship.isToMany {
@@ -140,19 +130,17 @@ extension SQLiteStore {
         } else {
             return []
         }
-        var related: [ManagedObjectID] = []
-        for chunk in Self.chunks(keys) {
-            guard let statement = sql(chunk.map(String.init).joined(separator: ",")) else { continue }
-            try db.query(statement, cached: false) { row in
-                if let entity = schema.entitiesByNumber[Int(sqlite3_column_int64(row, 1))] {
-                    related.append(objectID(entity: entity, primaryKey: sqlite3_column_int64(row, 0)))
-                }
-            }
-        }
-        return related
+        return try Self.keyLists(keys).flatMap { try objectIDs(sql($0), db: db) }
     }
 
-    private static func chunks(_ keys: [Int64]) -> [ArraySlice<Int64>] {
-        stride(from: 0, to: keys.count, by: batchKeysPerStatement).map { keys[$0..<min($0 + batchKeysPerStatement, keys.count)] }
+    /// The IDs of the rows a `SELECT Z_PK, Z_ENT …` gives.
+    private func objectIDs(_ sql: String, db: SQLiteConnection) throws -> [ManagedObjectID] {
+        var ids: [ManagedObjectID] = []
+        try db.query(sql, cached: false) { row in
+            if let entity = schema.entitiesByNumber[Int(sqlite3_column_int64(row, 1))] {
+                ids.append(objectID(entity: entity, primaryKey: sqlite3_column_int64(row, 0)))
+            }
+        }
+        return ids
     }
 }

@@ -238,6 +238,14 @@ extension SQLiteStore {
     /// How many primary keys one `IN (…)` statement takes when loading rows by ID.
     static let keysPerStatement = 10_000
 
+    /// `keys` as the lists of `IN (…)` statements, `keysPerStatement` at a time. Keys are integers,
+    /// written into the SQL as they are.
+    static func keyLists(_ keys: [Int64]) -> [String] {
+        stride(from: 0, to: keys.count, by: keysPerStatement).map {
+            keys[$0..<min(keys.count, $0 + keysPerStatement)].map(String.init).joined(separator: ",")
+        }
+    }
+
     func sqliteRows(for ids: [ManagedObjectID]) throws -> [StoreRow] {
         var rows: [StoreRow] = []
         try sqliteRows(for: ids) { rows.append($0) }

@@ -17,8 +17,7 @@ extension SQLiteStore {
         let ownerColumn = Int32(3 + table.columns.count)
         let keys = Array(ownersByKey.keys).sorted()
         let db = try db()
-        for start in stride(from: 0, to: keys.count, by: Self.keysPerStatement) {
-            let list = keys[start..<min(keys.count, start + Self.keysPerStatement)].map(String.init).joined(separator: ",")
+        for list in Self.keyLists(keys) {
             guard let source = relationshipSource(relationship, table: table) else { return ([:], []) }
             let sql = "SELECT \(selectList(table)), \(source.owner) FROM \(source.from) WHERE \(source.owner) IN (\(list)) ORDER BY t0.Z_PK"
             try db.query(sql, cached: false) { statement in
