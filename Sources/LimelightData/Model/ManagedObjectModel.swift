@@ -21,6 +21,9 @@ public final class ManagedObjectModel: @unchecked Sendable {
     /// `insertNewObject(forEntityName:)` and `FetchRequest(entityName:)` asks.
     private var frozenNames = PropertyKeyTable()
     private var frozenEntities: [EntityDescription] = []
+    /// The version hashes, kept once frozen: every store open compares them, and each is a
+    /// chain of SHA-256 digests over the entity, its properties and its parents.
+    private var frozenVersionHashes: [String: Data]?
 
     public init(entities: [EntityDescription] = []) {
         for entity in entities { addEntity(entity) }
@@ -77,6 +80,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
         let named = Array(byName)
         frozenNames = PropertyKeyTable(named.map(\.key))
         frozenEntities = named.map(\.value)
+        frozenVersionHashes = computedVersionHashes
         isEditable = false
     }
 
@@ -147,6 +151,10 @@ public final class ManagedObjectModel: @unchecked Sendable {
 
     /// Version hash of every entity: how a store tells whether it was made with this model.
     public var entityVersionHashesByName: [String: Data] {
+        frozenVersionHashes ?? computedVersionHashes
+    }
+
+    private var computedVersionHashes: [String: Data] {
         Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
     }
 }
