@@ -225,15 +225,7 @@ struct CompiledModelReader {
         let request = try archive.object(object.fields["NSFetchRequest"])
         let entity = try request.flatMap { try entityName($0.fields["NSEntity"] as Any) } ?? archive.string(object.fields["_NSFetchRequestEntityName"])
         guard let entity else { throw ModelError("fetched property without an entity to fetch", at: location) }
-        var format: String?
-        if let predicate = try request.flatMap({ try archive.object($0.fields["NSPredicate"]) }) {
-            do {
-                format = try ArchivedPredicate(archive: archive).format(predicate)
-            } catch {
-                Self.logger.warning("\(location): fetched property left out: its predicate cannot be read (\(error))")
-                return nil
-            }
-        }
+        guard let format = try predicateFormat(of: request, location: location, leftOut: "fetched property") else { return nil }
         return FetchedPropertyDescription(name: name, destinationEntityName: entity, predicateFormat: format)
     }
 
@@ -242,15 +234,7 @@ struct CompiledModelReader {
         guard let entity = try entityName(request.fields["NSEntity"] as Any) else {
             throw ModelError("fetch request template without an entity", at: location)
         }
-        var format: String?
-        if let predicate = try archive.object(request.fields["NSPredicate"]) {
-            do {
-                format = try ArchivedPredicate(archive: archive).format(predicate)
-            } catch {
-                Self.logger.warning("\(location): template left out: its predicate cannot be read (\(error))")
-                return nil
-            }
-        }
+        guard let format = try predicateFormat(of: request, location: location, leftOut: "template") else { return nil }
         var template = FetchRequestTemplate(name: name, entityName: entity, predicateFormat: format)
         template.fetchLimit = request.fields["NSFetchLimit"] as? Int ?? 0
         template.fetchBatchSize = request.fields["NSBatchSize"] as? Int ?? 0
@@ -262,6 +246,18 @@ struct CompiledModelReader {
             template.includesPendingChanges = flags & 0x10 != 0
         }
         return template
+    }
+
+    /// A fetch request's predicate as a format string: `.some(nil)` for none, `nil` (logged) for
+    /// one this framework cannot express, which leaves out what holds the request.
+    private func predicateFormat(of request: KeyedArchive.Object?, location: String, leftOut what: String) throws -> String?? {
+        guard let predicate = try request.flatMap({ try archive.object($0.fields["NSPredicate"]) }) else { return .some(nil) }
+        do {
+            return .some(try ArchivedPredicate(archive: archive).format(predicate))
+        } catch {
+            Self.logger.warning("\(location): \(what) left out: its predicate cannot be read (\(error))")
+            return nil
+        }
     }
 
     // MARK: Codes

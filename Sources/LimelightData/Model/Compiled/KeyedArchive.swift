@@ -106,28 +106,26 @@ struct KeyedArchive {
     /// strategy's `keys`, position by position.
     func entries(_ field: Any?) throws(ModelError) -> [(key: Any, value: Any)] {
         guard let container = try object(field) else { return [] }
-        if let keys = container.fields["NS.keys"] as? [Any], let values = container.fields["NS.objects"] as? [Any] {
-            guard keys.count == values.count else {
-                throw ModelError("dictionary \(container.index) has \(keys.count) keys for \(values.count) values", at: source)
-            }
-            return Array(zip(keys, values)).map { (key: $0.0, value: $0.1) }
+        let keys: [Any], values: [Any]
+        // A slot holding a known-keys dictionary's empty token has no entry.
+        var empty: String?
+        if let plainKeys = container.fields["NS.keys"] as? [Any], let plainValues = container.fields["NS.objects"] as? [Any] {
+            (keys, values) = (plainKeys, plainValues)
+        } else if container.fields["values"] != nil, let mapping = try object(container.fields["searchMapping"]) {
+            (keys, values) = (try elements(mapping.fields["keys"]), try elements(container.fields["values"]))
+            empty = try string(container.fields["emptyToken"])
+        } else {
+            throw ModelError("object \(container.index) (\(try className(of: container))) is not a dictionary", at: source)
         }
-        if container.fields["values"] != nil, let mapping = try object(container.fields["searchMapping"]) {
-            let keys = try elements(mapping.fields["keys"])
-            let values = try elements(container.fields["values"])
-            guard keys.count == values.count else {
-                throw ModelError("dictionary \(container.index) has \(keys.count) keys for \(values.count) values", at: source)
-            }
-            // A slot holding the dictionary's empty token has no entry.
-            let empty = try string(container.fields["emptyToken"])
-            var result: [(key: Any, value: Any)] = []
-            for (key, value) in zip(keys, values) {
-                if let empty, try string(value) == empty { continue }
-                result.append((key: key, value: value))
-            }
-            return result
+        guard keys.count == values.count else {
+            throw ModelError("dictionary \(container.index) has \(keys.count) keys for \(values.count) values", at: source)
         }
-        throw ModelError("object \(container.index) (\(try className(of: container))) is not a dictionary", at: source)
+        var result: [(key: Any, value: Any)] = []
+        for (key, value) in zip(keys, values) {
+            if let empty, try string(value) == empty { continue }
+            result.append((key: key, value: value))
+        }
+        return result
     }
 
     /// A dictionary's entries with string keys and plain values, as user info holds them.
