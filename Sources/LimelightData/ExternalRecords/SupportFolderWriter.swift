@@ -39,12 +39,7 @@ enum SupportFolderWriter {
     private static func modelContents(store: SQLiteStore, source: URL?) throws -> Data {
         // A compiled model has no XML to copy: the copy is written from the model itself.
         if let source, !ManagedObjectModel.isCompiledModel(source) {
-            let file = try ManagedObjectModel.contentsFile(for: source)
-            do {
-                return try Data(contentsOf: file)
-            } catch {
-                throw ModelError("cannot read the model file", at: file.path)
-            }
+            return try ModelError.contents(of: ManagedObjectModel.contentsFile(for: source))
         }
         return try store.model.xmlData()
     }

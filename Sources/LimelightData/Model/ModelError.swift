@@ -13,3 +13,14 @@ public struct ModelError: Error, CustomStringConvertible, Equatable {
 
     public var description: String { "\(location): \(reason)" }
 }
+
+extension ModelError {
+    /// The bytes of a model file, or an error naming it.
+    static func contents(of file: URL, what: String = "the model file") throws(ModelError) -> Data {
+        do {
+            return try Data(contentsOf: file)
+        } catch {
+            throw ModelError("cannot read \(what)", at: file.path)
+        }
+    }
+}

@@ -5,13 +5,7 @@ extension ManagedObjectModel {
     /// bundle, as apps ship their models (the version its `VersionInfo.plist` names current).
     public convenience init(compiledModelAt url: URL) throws {
         let file = try Self.compiledModelFile(for: url)
-        let data: Data
-        do {
-            data = try Data(contentsOf: file)
-        } catch {
-            throw ModelError("cannot read the compiled model", at: file.path)
-        }
-        try self.init(archiveData: data, source: file.path)
+        try self.init(archiveData: ModelError.contents(of: file, what: "the compiled model"), source: file.path)
     }
 
     /// The model a Core Data SQLite store keeps of itself (`Z_MODELCACHE`): what opens a store

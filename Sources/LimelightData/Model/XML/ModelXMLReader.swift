@@ -10,13 +10,7 @@ extension ManagedObjectModel {
             return
         }
         let file = try Self.contentsFile(for: url)
-        let data: Data
-        do {
-            data = try Data(contentsOf: file)
-        } catch {
-            throw ModelError("cannot read the model file", at: file.path)
-        }
-        try self.init(xmlData: data, source: file.path)
+        try self.init(xmlData: ModelError.contents(of: file), source: file.path)
     }
 
     /// Reads model XML; `source` names it in errors.
