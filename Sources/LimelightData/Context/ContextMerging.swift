@@ -25,12 +25,22 @@ extension ManagedObjectContext {
     /// `didSaveObjectIDsNotification`: safe to hand to a context on another queue.
     public static let didSaveObjectIDsNotification = Notification.Name("LimelightContextDidSaveObjectIDs")
 
-    /// Whether saves by other contexts on the same coordinator are merged into this one as they
-    /// happen, on this context's queue (Core Data's `automaticallyMergesChangesFromParent`, for a
-    /// context whose parent is the coordinator).
+    /// Whether changes that reach this context's parent are merged into this one as they happen,
+    /// on this context's queue (Core Data's `automaticallyMergesChangesFromParent`): for a root
+    /// context, saves by the other contexts on its coordinator; for a child, its parent's saves
+    /// and its siblings' saves into the parent.
     public var automaticallyMergesChangesFromParent: Bool {
-        get { persistentStoreCoordinator?.mergesChanges(into: self) ?? false }
-        set { persistentStoreCoordinator?.setMergesChanges(newValue, into: self) }
+        get {
+            guard let parent else { return persistentStoreCoordinator?.mergesChanges(into: self) ?? false }
+            return parent.performAndWait { parent.mergingChildren.contains { $0.context === self } }
+        }
+        set {
+            guard let parent else { persistentStoreCoordinator?.setMergesChanges(newValue, into: self); return }
+            parent.performAndWait {
+                parent.mergingChildren.removeAll { $0.context == nil || $0.context === self }
+                if newValue { parent.mergingChildren.append(WeakContext(self)) }
+            }
+        }
     }
 
     /// Brings another context's save into this one: objects it updated are refreshed (keeping this
@@ -109,12 +119,11 @@ extension ManagedObjectContext {
         if !changes.isEmpty { post(.objectsDidChange, changes) }
     }
 
-    /// Tells the coordinator, and so every context merging automatically, what a save wrote.
-    func announceSave(_ saved: SavedObjectIDs) {
+    /// Posts `didSaveObjectIDsNotification` for a save.
+    func postSavedObjectIDs(_ saved: SavedObjectIDs) {
         NotificationCenter.default.post(name: Self.didSaveObjectIDsNotification, object: self, userInfo: [
             "insertedObjectIDs": saved.inserted, "updatedObjectIDs": saved.updated, "deletedObjectIDs": saved.deleted,
         ])
-        persistentStoreCoordinator?.contextDidSave(self, saved)
     }
 }
 

@@ -16,10 +16,9 @@ extension ManagedObjectContext {
         }
         object.faultFlag = false
         object.values = object.entityLayout.emptyValues
-        guard let coordinator = persistentStoreCoordinator else { return }
+        guard persistentStoreCoordinator != nil else { return }
         do {
-            let rows = try coordinator.withStores { try coordinator.store(for: object.objectID).rows(for: [object.objectID]) }
-            guard let row = rows.first else {
+            guard let row = try sourceRows(for: [object.objectID]).first else {
                 recordProblem(ValidationFailure(object: object, key: nil, reason: "the object's row no longer exists in its store"))
                 return
             }
@@ -65,9 +64,12 @@ extension ManagedObjectContext {
     /// one that left the relationship in the store stays a fault and fires on its own.
     private func fireRelationship(_ source: FaultSiblings.Source, of object: ManagedObject, _ siblings: FaultSiblings) {
         guard let coordinator = persistentStoreCoordinator else { return }
+        let ancestors = parent == nil ? nil : changesFromParent(.objects(siblings.ids))
         // A failure leaves the objects faults; each then fires in the usual batches and reports.
         try? coordinator.withStores {
             try coordinator.store(for: source.owner).relatedRows(of: source.owner, relationship: source.relationship) { row in
+                // In a child, the ancestors' unsaved values stand for the store's.
+                guard let row = ancestors.map({ $0.adjusted(row) }) ?? row else { return }
                 guard let other = registry.object(for: row.id), other.faultFlag, other.faultSiblings === siblings else { return }
                 other.faultSiblings = nil
                 take(row, into: other)
@@ -78,17 +80,8 @@ extension ManagedObjectContext {
     /// Loads many faults with one query per store (batch faulting).
     public func fireFaults(_ objects: [ManagedObject]) throws {
         let faults = objects.filter { $0.faultFlag && $0.managedObjectContext === self }
-        guard !faults.isEmpty, let coordinator = persistentStoreCoordinator else { return }
-        // Nearly always one store: then no grouping by the stores' identifiers is needed.
-        let firstStore = faults[0].objectID.storeIdentifier
-        let byStore = faults.allSatisfy { $0.objectID.storeIdentifier == firstStore }
-            ? [firstStore ?? "": faults] : Dictionary(grouping: faults) { $0.objectID.storeIdentifier ?? "" }
-        for group in byStore.values {
-            guard let first = group.first else { continue }
-            try coordinator.withStores {
-                try coordinator.store(for: first.objectID).rows(for: group.map(\.objectID)) { register(row: $0) }
-            }
-        }
+        guard !faults.isEmpty else { return }
+        try sourceRows(for: faults.map(\.objectID)) { register(row: $0) }
     }
 
     /// The IDs on the other end of a relationship, loading a to-many with one query on first use.
@@ -113,7 +106,8 @@ extension ManagedObjectContext {
     /// Turns an object back into a fault (dropping unsaved changes), or with `mergeChanges` reloads
     /// its saved values and keeps its unsaved ones on top.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
-        guard object.managedObjectContext === self, !object.objectID.isTemporaryID else { return }
+        // A new object has nothing to be refreshed from, except in a child, from its parent.
+        guard object.managedObjectContext === self, !object.objectID.isTemporaryID || (parent != nil && !object.insertedFlag) else { return }
         object.fetchedResults = [:]
         if mergeChanges, object.hasChanges, !object.faultFlag {
             let local = object.changedValues()

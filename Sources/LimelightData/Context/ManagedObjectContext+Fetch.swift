@@ -20,7 +20,10 @@ extension ManagedObjectContext {
     /// `fetch(_:)` whatever the request's result type says.
     func fetchObjects(_ request: FetchRequest) throws -> [ManagedObject] {
         let (entity, coordinator) = try resolve(request)
-        let pending = request.includesPendingChanges && hasPendingChanges(for: entity, request: request)
+        // In a child, the ancestors' unsaved changes are part of what it reads, whatever the
+        // request says about the child's own.
+        let ancestors = parent == nil ? nil : changesFromParent(.entity(entity, includesSubentities: request.includesSubentities))
+        let pending = request.includesPendingChanges && hasPendingChanges(for: entity, request: request) || ancestors?.isEmpty == false
         let stores = coordinator.stores(for: request)
         let fetch = StoreFetch(request: request, entity: entity)
         if !request.includesPropertyValues, !pending, stores.count == 1, let store = stores.first, store.evaluatesPredicates {
@@ -47,11 +50,15 @@ extension ManagedObjectContext {
                 let whole = pending || stores.count > 1 || !store.evaluatesPredicates
                 // Each row becomes an object as it is read, while it is still in the cache.
                 let storeFetch = whole ? StoreFetch(request: request.withoutPaging(keepPredicate: store.evaluatesPredicates), entity: entity) : fetch
-                try store.fetchRows(storeFetch) { row in objects.append(register(row: row, asFault: request.returnsObjectsAsFaults)) }
+                try store.fetchRows(storeFetch) { row in
+                    guard let row = ancestors.map({ $0.adjusted(row) }) ?? row else { return }
+                    objects.append(register(row: row, asFault: request.returnsObjectsAsFaults))
+                }
             }
         }
         if stores.count > 1 || pending || filterHere {
-            objects = try applyPendingChanges(to: objects, request: request, entity: entity, pending: pending, filterAll: filterHere)
+            objects = try applyPendingChanges(to: objects, request: request, entity: entity, pending: pending, filterAll: filterHere,
+                                              ancestors: ancestors)
         }
         if !request.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(request.relationshipKeyPathsForPrefetching, for: objects, entity: entity, asFaults: request.returnsObjectsAsFaults)
@@ -67,7 +74,7 @@ extension ManagedObjectContext {
     /// How many objects match, counted in the store unless unsaved changes take part.
     public func count(for request: FetchRequest) throws -> Int {
         let (entity, coordinator) = try resolve(request)
-        if request.includesPendingChanges && hasPendingChanges(for: entity, request: request)
+        if request.includesPendingChanges && hasPendingChanges(for: entity, request: request) || ancestorsChange(entity, request)
             || coordinator.stores(for: request).contains(where: { !$0.evaluatesPredicates }) {
             return try fetchObjects(request).count
         }
@@ -91,17 +98,32 @@ extension ManagedObjectContext {
         return insertedSet.contains(where: affected) || updatedSet.contains(where: affected) || deletedSet.contains(where: affected)
     }
 
+    /// Whether a child's ancestors hold unsaved changes to what `request` fetches.
+    func ancestorsChange(_ entity: EntityDescription, _ request: FetchRequest) -> Bool {
+        parent != nil && !changesFromParent(.entity(entity, includesSubentities: request.includesSubentities)).isEmpty
+    }
+
+    /// The fetched objects with the unsaved changes of this context, and of its ancestors (their
+    /// objects re-checked against the predicate, their new ones added), sorted and paged.
     private func applyPendingChanges(to fetched: [ManagedObject], request: FetchRequest, entity: EntityDescription,
-                                     pending: Bool, filterAll: Bool) throws -> [ManagedObject] {
+                                     pending: Bool, filterAll: Bool, ancestors: AncestorChanges?) throws -> [ManagedObject] {
         var result: [ManagedObject] = []
         var seen: Set<ObjectIdentifier> = []
         let matches = { (object: ManagedObject) throws -> Bool in
             guard let predicate = request.predicate else { return true }
             return try predicate.evaluate(with: object)
         }
+        let changedAbove = ancestors?.rows ?? [:]
         for object in fetched where !object.deletedFlag {
-            if object.updatedFlag || filterAll, try !matches(object) { continue }
+            if object.updatedFlag || filterAll || changedAbove[object.objectID] != nil, try !matches(object) { continue }
             if seen.insert(ObjectIdentifier(object)).inserted { result.append(object) }
+        }
+        // Objects new or changed above that the store did not give: in the ancestors, they match.
+        for row in changedAbove.values where request.includesSubentities ? row.id.entity.isKind(of: entity) : row.id.entity === entity {
+            let object = register(row: row, asFault: request.returnsObjectsAsFaults)
+            guard !object.deletedFlag, !seen.contains(ObjectIdentifier(object)), try matches(object) else { continue }
+            seen.insert(ObjectIdentifier(object))
+            result.append(object)
         }
         if pending {
             for object in insertedSet where request.includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity {

@@ -30,7 +30,7 @@ extension ManagedObjectContext {
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ManagedObjectID] {
         let (entity, coordinator) = try resolve(request)
         let stores = coordinator.stores(for: request)
-        let pending = request.includesPendingChanges && hasPendingChanges(for: entity, request: request)
+        let pending = request.includesPendingChanges && hasPendingChanges(for: entity, request: request) || ancestorsChange(entity, request)
         guard !pending, stores.count == 1, let store = stores.first, store.evaluatesPredicates else {
             return try fetchObjects(request).map(\.objectID)
         }

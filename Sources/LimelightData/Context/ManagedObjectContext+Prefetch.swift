@@ -66,7 +66,12 @@ extension ManagedObjectContext {
                 try coordinator.store(for: first.objectID).relatedRows(relationship, owners: group.map(\.objectID))
             }
             var objects: [ManagedObjectID: ManagedObject] = [:]
-            for row in answer.rows { objects[row.id] = register(row: row, asFault: asFaults) }
+            let ancestors = parent == nil ? nil : changesFromParent(.objects(answer.rows.map(\.id)))
+            for row in answer.rows {
+                // In a child, the ancestors' unsaved values stand for the store's.
+                guard let row = ancestors.map({ $0.adjusted(row) }) ?? row else { continue }
+                objects[row.id] = register(row: row, asFault: asFaults)
+            }
             for owner in group {
                 guard let index = owner.entity.index(of: relationship.name), let ids = answer.related[owner.objectID] else { continue }
                 let related = ids.map { objects[$0] ?? object(with: $0) }
@@ -91,13 +96,8 @@ extension ManagedObjectContext {
 
     /// Rows for `ids` with one query per store, registered as objects.
     private func load(_ ids: [ManagedObjectID], asFaults: Bool) throws -> [ManagedObjectID: ManagedObject] {
-        guard let coordinator = persistentStoreCoordinator, !ids.isEmpty else { return [:] }
         var result: [ManagedObjectID: ManagedObject] = [:]
-        for group in Dictionary(grouping: ids, by: { $0.storeIdentifier ?? "" }).values {
-            guard let first = group.first else { continue }
-            let rows = try coordinator.withStores { try coordinator.store(for: first).rows(for: group) }
-            for row in rows { result[row.id] = register(row: row, asFault: asFaults) }
-        }
+        try sourceRows(for: ids) { row in result[row.id] = register(row: row, asFault: asFaults) }
         return result
     }
 }

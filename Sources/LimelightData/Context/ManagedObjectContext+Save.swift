@@ -1,7 +1,7 @@
 import Foundation
 
 extension ManagedObjectContext {
-    /// Writes every change to the stores in one transaction per store.
+    /// Writes every change to the stores in one transaction per store; a child's go to its parent.
     ///
     /// Validation runs first; if anything fails, a `ValidationError` lists every failing object and
     /// key, and neither the store nor the context's pending changes are touched. A save that lost a
@@ -33,6 +33,10 @@ extension ManagedObjectContext {
             failures += hookFailures(object) { try $0.validateForDelete() }
         }
         guard failures.isEmpty else { throw ValidationError(failures: failures) }
+        if let parent {
+            saveIntoParent(parent)
+            return
+        }
 
         // A conflict settled by the merge policy changes what is written: the batches are made
         // again from the settled objects, a few times at most (each round lost another race).
@@ -161,7 +165,10 @@ extension ManagedObjectContext {
         }
         undoManager?.closeGroup()
         post(.didSave, ContextChanges(inserted: inserted, updated: updated, deleted: deleted))
-        announceSave(SavedObjectIDs(inserted: inserted.map(\.objectID), updated: updated.map(\.objectID), deleted: deleted.map(\.objectID)))
+        let saved = SavedObjectIDs(inserted: inserted.map(\.objectID), updated: updated.map(\.objectID), deleted: deleted.map(\.objectID))
+        postSavedObjectIDs(saved)
+        persistentStoreCoordinator?.contextDidSave(self, saved)
+        childrenMerge(saved)
     }
 
     /// Drops every unsaved change: new objects go, changed and deleted ones get their saved values.
@@ -196,7 +203,8 @@ extension ManagedObjectContext {
     /// Gives new objects their permanent IDs now, before they are saved.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
         guard let coordinator = persistentStoreCoordinator else { throw PersistenceError.noStore("the context has no coordinator") }
-        let temporary = objects.filter { $0.objectID.isTemporaryID }
+        // In a child, an object its parent made is the parent's to give an ID to.
+        let temporary = objects.filter { $0.objectID.isTemporaryID && (parent == nil || $0.insertedFlag) }
         guard !temporary.isEmpty else { return }
         // One request per store, for all of its objects at once.
         var batches: [StoreBatch] = []
@@ -227,10 +235,18 @@ extension ManagedObjectContext {
     /// Points every loaded object's relationships at the permanent IDs. Only objects of entities
     /// with relationships can hold IDs: without such entities in the model nothing is walked, and
     /// no dictionary of the new IDs is built.
+    /// Children lent temporary IDs are told of their permanent ones too.
     private func remapRegisteredObjects(_ mappings: inout [PermanentIDMapping]) {
-        guard !mappings.isEmpty, persistentStoreCoordinator?.managedObjectModel.hasRelationships ?? true else { return }
+        let remaps = persistentStoreCoordinator?.managedObjectModel.hasRelationships ?? true
+        guard !mappings.isEmpty, remaps || !lentIDs.isEmpty else { return }
         var mapping: [ManagedObjectID: ManagedObjectID] = [:]
         for index in mappings.indices { mapping.merge(mappings[index].dictionary()) { first, _ in first } }
+        retireLentIDs(mapping)
+        if remaps { remapRegisteredObjects(with: mapping) }
+    }
+
+    /// Points every loaded object's relationships at the permanent IDs `mapping` gives.
+    func remapRegisteredObjects(with mapping: [ManagedObjectID: ManagedObjectID]) {
         guard !mapping.isEmpty else { return }
         for object in registry.allObjects {
             guard !object.faultFlag, !object.entity.relationshipIndices.isEmpty else { continue }

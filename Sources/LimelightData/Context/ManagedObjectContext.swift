@@ -14,7 +14,15 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     public let concurrencyType: ConcurrencyType
-    public var persistentStoreCoordinator: PersistentStoreCoordinator?
+    /// The coordinator the context reads and saves through: its own, or its root's for a child.
+    /// Setting one makes the context a root (no `parent`).
+    public var persistentStoreCoordinator: PersistentStoreCoordinator? {
+        get { parentContext?.persistentStoreCoordinator ?? ownCoordinator }
+        set {
+            ownCoordinator = newValue
+            if newValue != nil { parentContext = nil }
+        }
+    }
     /// Records changes for undo; `nil` turns undo off (and saves memory).
     // Read for every value set on a new object: the read skips the run-time exclusivity check
     // (only ever a read or an assignment, on the context's queue).
@@ -43,6 +51,18 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Problems found while changing values (unknown keys, wrong types), reported by the next save.
     var problems: [ValidationFailure] = []
     var observers: [UUID: (ContextEvent, ContextChanges) -> Void] = [:]
+    var ownCoordinator: PersistentStoreCoordinator?
+    var parentContext: ManagedObjectContext?
+    /// Children that merge this context's saves, and those of their siblings, as they happen.
+    var mergingChildren: [WeakContext] = []
+    /// Temporary IDs of this context's objects that a child was handed and may still hold.
+    var lentIDs: Set<ManagedObjectID> = []
+    /// Lent IDs that turned permanent, in order (children read on from where they last read),
+    /// and the same by temporary ID.
+    var retiredIDs: [(temporary: ManagedObjectID, permanent: ManagedObjectID)] = []
+    var retiredIDsByTemporary: [ManagedObjectID: ManagedObjectID] = [:]
+    /// How many of the parent's `retiredIDs` this context has taken on.
+    var retiredIDsSeen = 0
     /// What the context's objects hold to reach it.
     let objectReference = ContextReference()
     /// The class made for each entity, as of the class registry's `generation`.
@@ -105,7 +125,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
         let object = makeObject(entity: id.entity)
         object.objectID = id
         object.managedObjectContext = self
-        object.faultFlag = !id.isTemporaryID
+        // A new object is a fault only in a child, where its parent has its values.
+        object.faultFlag = !id.isTemporaryID || parentContext != nil
         registry.insertNew(object, id: id)
         return object
     }
@@ -113,9 +134,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// The object for `id`, loaded now; throws when it no longer exists.
     public func existingObject(with id: ManagedObjectID) throws -> ManagedObject {
         if let object = registry.object(for: id), !object.faultFlag { return object }
-        guard let coordinator = persistentStoreCoordinator else { throw PersistenceError.noStore("the context has no coordinator") }
-        let rows = try coordinator.withStores { try coordinator.store(for: id).rows(for: [id]) }
-        guard let row = rows.first else { throw PersistenceError.objectNotFound(id) }
+        guard persistentStoreCoordinator != nil else { throw PersistenceError.noStore("the context has no coordinator") }
+        guard let row = try sourceRows(for: [id]).first else { throw PersistenceError.objectNotFound(id) }
         return register(row: row)
     }
 
