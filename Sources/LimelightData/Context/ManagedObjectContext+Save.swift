@@ -91,12 +91,16 @@ extension ManagedObjectContext {
             for index in batches.indices where !batches[index].changes.isEmpty {
                 let store = batches[index].store
                 if store.isReadOnly { throw PersistenceError.store(path: store.url?.path ?? "store", reason: "the store is read-only") }
+                batches[index].changes.origin = origin
                 batches[index].permanentIDs = try store.save(batches[index].changes)
                 wroteSome = true
             }
         }
         return (batches, updated)
     }
+
+    /// Who saves, for persistent history.
+    var origin: SaveOrigin { SaveOrigin(author: transactionAuthor, contextName: name) }
 
     /// An update's slots whose value differs from the last saved one; every slot when nothing was
     /// saved yet. (An insert writes every slot and needs none.)

@@ -30,6 +30,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// How a save that lost a race with another writer settles it; `.error` throws.
     public var mergePolicy: MergePolicy = .error
     public var name: String?
+    /// Recorded with every save in a store that keeps persistent history, so readers of the
+    /// history can tell whose changes they see (their own, an importer's, another program's).
+    public var transactionAuthor: String?
 
     let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()

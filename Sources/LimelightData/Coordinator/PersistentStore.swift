@@ -10,6 +10,10 @@ public enum StoreType: String, Sendable {
 public enum StoreOption {
     /// Open without writing anything (`NSReadOnlyPersistentStoreOption`).
     public static let readOnly = "NSReadOnlyPersistentStoreOption"
+    /// Keeps persistent history: every save recorded as a transaction of changes, in Core Data's
+    /// tables (`NSPersistentHistoryTrackingKey`). A store that already has history keeps it
+    /// without being asked.
+    public static let persistentHistoryTracking = "NSPersistentHistoryTrackingKey"
     /// Turns marker files on: the file extension for this store's markers, e.g. `"recipe"`.
     public static let externalRecordExtension = "NSExternalRecordExtensionOption"
     /// Where marker files go (a path or file URL); default: a support folder next to the store.
@@ -67,11 +71,18 @@ struct ObjectSnapshot {
     var committedValues: [StoredValue]? = nil
 }
 
+/// Who made a save, as persistent history records it: the context's `transactionAuthor` and name.
+struct SaveOrigin {
+    var author: String?
+    var contextName: String?
+}
+
 /// Everything one save writes, in one store transaction.
 struct SaveChanges {
     var inserted: [ObjectSnapshot] = []
     var updated: [ObjectSnapshot] = []
     var deleted: [ObjectSnapshot] = []
+    var origin = SaveOrigin()
     var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 }
 

@@ -120,9 +120,9 @@ struct MigrationContext {
         }
     }
 
-    /// Tables the old store holds besides the model's: the marker journal (its entity numbers
-    /// renumbered, rows of removed entities dropped) and anything an application added (copied
-    /// as they are). Core Data's model cache is not carried over: it described the old model.
+    /// Tables the old store holds besides the model's: the marker journal and persistent history
+    /// (their entity numbers renumbered, rows of removed entities dropped) and anything an
+    /// application added (copied as they are). Core Data's model cache is not carried over: it described the old model.
     func copyOtherTables(old tables: [(name: String, sql: String)], indexes: [String: [String]]) throws {
         var modelTables: Set<String> = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
         modelTables.formUnion(oldSchema.tables.values.map(\.name))
@@ -130,11 +130,11 @@ struct MigrationContext {
         for table in tables where !modelTables.contains(table.name.uppercased()) && !table.name.hasPrefix("sqlite_") {
             try db.execute(table.sql)
             for index in indexes[table.name] ?? [] { try db.execute(index) }
+            var cases = ""
+            for entity in newSchema.model.entities {
+                if let from = source(of: entity) { cases += " WHEN \(oldSchema.number(of: from)) THEN \(newSchema.number(of: entity))" }
+            }
             if table.name == MarkerJournal.table {
-                var cases = ""
-                for entity in newSchema.model.entities {
-                    if let from = source(of: entity) { cases += " WHEN \(oldSchema.number(of: from)) THEN \(newSchema.number(of: entity))" }
-                }
                 guard !cases.isEmpty else { continue }
                 try db.run("""
                     INSERT INTO main.\(table.name) (Z_PK, Z_ACTION, Z_ENT, Z_OBJECT)
@@ -142,6 +142,13 @@ struct MigrationContext {
                     """)
             } else {
                 try db.run("INSERT INTO main.\(table.name) SELECT * FROM old.\(table.name)")
+                // Persistent history names entities by number: renumbered, changes to removed
+                // entities dropped.
+                if table.name.uppercased() == SQLiteHistoryLayout.changeTable {
+                    try db.execute(cases.isEmpty ? "DELETE FROM main.\(table.name)"
+                        : "UPDATE main.\(table.name) SET ZENTITY = CASE ZENTITY\(cases) END")
+                    try db.execute("DELETE FROM main.\(table.name) WHERE ZENTITY IS NULL")
+                }
             }
         }
     }

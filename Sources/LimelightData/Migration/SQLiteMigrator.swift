@@ -62,6 +62,10 @@ struct SQLiteMigrator {
             try progress?("copy other tables")
             try context.copyOtherTables(old: old.tables, indexes: old.indexes)
             try writePrimaryKeys(db, context: context, oldMax: old.maxima)
+            for row in old.reserved {
+                try db.run("INSERT INTO main.Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, ?)",
+                           [.integer(Int64(row.number)), .text(row.name), .integer(row.max)])
+            }
             try writeMetadata(db, uuid: old.uuid, plist: old.plist)
             try SQLiteStore.writeModelCache(destination, to: db)
             try db.execute("COMMIT")
@@ -75,6 +79,8 @@ struct SQLiteMigrator {
     private struct OldStore {
         var numbers: [String: Int] = [:]
         var maxima: [Int: Int64] = [:]
+        /// `Z_PRIMARYKEY` rows of Core Data's own tables (persistent history), carried over as they are.
+        var reserved: [(number: Int, name: String, max: Int64)] = []
         var tables: [(name: String, sql: String)] = []
         /// Indexes by table name, for the tables carried over as they are.
         var indexes: [String: [String]] = [:]
@@ -87,6 +93,11 @@ struct SQLiteMigrator {
         var rows: [(number: Int, name: String, parent: Int)] = []
         try db.query("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM old.Z_PRIMARYKEY") { row in
             let number = Int(sqlite3_column_int64(row, 0))
+            // Core Data's own tables (persistent history) count their keys here too.
+            if number >= SQLiteHistoryLayout.firstReservedNumber {
+                old.reserved.append((number, sqlite3_column_text(row, 1).map { String(cString: $0) } ?? "", sqlite3_column_int64(row, 3)))
+                return
+            }
             rows.append((number, sqlite3_column_text(row, 1).map { String(cString: $0) } ?? "", Int(sqlite3_column_int64(row, 2))))
             old.maxima[number] = sqlite3_column_int64(row, 3)
         }

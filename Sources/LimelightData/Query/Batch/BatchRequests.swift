@@ -70,12 +70,12 @@ extension ManagedObjectContext {
             if let ids = request.objectIDs {
                 for store in coordinator.persistentStores {
                     let mine = ids.filter { $0.storeIdentifier == store.identifier }
-                    if !mine.isEmpty { deleted += try Self.sqliteStore(store).batchDelete(ids: mine, matching: nil) }
+                    if !mine.isEmpty { deleted += try Self.sqliteStore(store).batchDelete(ids: mine, matching: nil, origin: origin) }
                 }
             } else if let fetch = request.fetchRequest {
                 let (entity, _) = try resolve(fetch)
                 for store in coordinator.stores(for: fetch) {
-                    deleted += try Self.sqliteStore(store).batchDelete(ids: nil, matching: StoreFetch(request: fetch, entity: entity))
+                    deleted += try Self.sqliteStore(store).batchDelete(ids: nil, matching: StoreFetch(request: fetch, entity: entity), origin: origin)
                 }
             }
         }
@@ -90,7 +90,8 @@ extension ManagedObjectContext {
         var updated: [ManagedObjectID] = []
         try coordinator.withStores {
             for store in coordinator.stores(for: fetch) {
-                updated += try Self.sqliteStore(store).batchUpdate(StoreFetch(request: fetch, entity: entity), values: request.propertiesToUpdate)
+                updated += try Self.sqliteStore(store).batchUpdate(StoreFetch(request: fetch, entity: entity), values: request.propertiesToUpdate,
+                                                                   origin: origin)
             }
         }
         return BatchResult(status: true, count: updated.count, objectIDs: request.resultType == .updatedObjectIDs ? updated : nil)
@@ -157,7 +158,7 @@ extension ManagedObjectContext {
         guard !snapshots.isEmpty else { return BatchResult(status: true, count: 0, objectIDs: request.resultType == .objectIDs ? [] : nil) }
         let inserted = try coordinator.withStores {
             let store = try Self.sqliteStore(coordinator.store(forNew: entity))
-            return try store.save(SaveChanges(inserted: snapshots))
+            return try store.save(SaveChanges(inserted: snapshots, origin: origin))
         }
         return BatchResult(status: true, count: inserted.count, objectIDs: request.resultType == .objectIDs ? inserted : nil)
     }

@@ -89,7 +89,7 @@ enum SQLiteSchemaCheck {
         let connection = try SQLiteConnection(path: url.path, readOnly: true)
         defer { connection.close() }
         var rows: [(number: Int, name: String, parent: Int)] = []
-        try connection.query("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY") { row in
+        try connection.query("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < \(SQLiteHistoryLayout.firstReservedNumber)") { row in
             rows.append((Int(sqlite3_column_int64(row, 0)), sqlite3_column_text(row, 1).map { String(cString: $0) } ?? "", Int(sqlite3_column_int64(row, 2))))
         }
         // Core Data keeps an entity's old name in Z_NAME after a rename: match as opening does.

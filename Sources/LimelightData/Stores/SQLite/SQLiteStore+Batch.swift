@@ -6,7 +6,7 @@ import CSQLite
 extension SQLiteStore {
     /// Deletes the rows `ids` names (those that exist) or `fetch` matches, and what their Cascade
     /// rules reach; returns the IDs deleted. A Deny rule with a related object refuses it all.
-    func batchDelete(ids given: [ManagedObjectID]?, matching fetch: StoreFetch?) throws -> [ManagedObjectID] {
+    func batchDelete(ids given: [ManagedObjectID]?, matching fetch: StoreFetch?, origin: SaveOrigin) throws -> [ManagedObjectID] {
         try inWriteTransaction(failing: "batch request failed") { db in
             var targets = try given.map { try existing($0, db: db) } ?? fetch.map { try sqliteFetchIDs($0) } ?? []
             // Reads first: every row the rules reach, and every Deny, before anything is written.
@@ -40,6 +40,12 @@ extension SQLiteStore {
                     }
                 }
             }
+            // Persistent history keeps some values of deleted objects: read before they go.
+            var tombstones: [ManagedObjectID: [StoredValue]] = [:]
+            if historyRecorder != nil {
+                let keeping = deleting.filter { !SQLiteHistoryLayout.tombstoneAttributes(of: $0.entity).isEmpty }
+                if !keeping.isEmpty { try sqliteRows(for: Array(keeping)) { tombstones[$0.id] = $0.values } }
+            }
             // Then the writes: links cleared, join rows and rows deleted.
             var updated: [ObjectSnapshot] = []
             for (inverse, table, keys) in nullified {
@@ -67,12 +73,13 @@ extension SQLiteStore {
                 }
             }
             let deleted = Array(deleting)
-            return (deleted, SaveChanges(updated: updated, deleted: deleted.map { ObjectSnapshot(id: $0, values: [], version: 0, changed: []) }), [])
+            let snapshots = deleted.map { ObjectSnapshot(id: $0, values: tombstones[$0] ?? [], version: 0, changed: []) }
+            return (deleted, SaveChanges(updated: updated, deleted: snapshots, origin: origin), [])
         }
     }
 
     /// Sets `values` (attribute name → value) on every row `fetch` matches; returns their IDs.
-    func batchUpdate(_ fetch: StoreFetch, values: [String: Any]) throws -> [ManagedObjectID] {
+    func batchUpdate(_ fetch: StoreFetch, values: [String: Any], origin: SaveOrigin) throws -> [ManagedObjectID] {
         guard let table = schema.table(for: fetch.entity) else { return [] }
         var assignments: [(column: String, value: SQLiteValue, slot: Int)] = []
         for (key, value) in values.sorted(by: { $0.key < $1.key }) {
@@ -98,7 +105,7 @@ extension SQLiteStore {
                 _ = try db.run("UPDATE \(table.name) SET \(set) WHERE Z_PK IN (\(list))", assignments.map(\.value))
             }
             let slots = assignments.map(\.slot)
-            return (ids, SaveChanges(updated: ids.map { ObjectSnapshot(id: $0, values: [], version: 0, changed: slots) }), [])
+            return (ids, SaveChanges(updated: ids.map { ObjectSnapshot(id: $0, values: [], version: 0, changed: slots) }, origin: origin), [])
         }
     }
 

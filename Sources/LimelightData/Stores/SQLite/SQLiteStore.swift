@@ -62,6 +62,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
             } else {
                 try open(connection)
             }
+            if !isReadOnly, try keepsHistory(connection) { saveParticipants.append(SQLiteHistoryRecorder()) }
             try SQLiteFunctions.register(on: connection)
             try SQLiteAggregateFunctions.register(on: connection)
             try CoreDataTriggerFunctions.register(on: connection)
@@ -73,6 +74,15 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
             throw error
         }
     }
+
+    /// Whether saves record persistent history: when asked to, or when the store already has it.
+    private func keepsHistory(_ connection: SQLiteConnection) throws -> Bool {
+        if options[StoreOption.persistentHistoryTracking] as? Bool == true { return true }
+        return try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = ?", [.text(SQLiteHistoryLayout.transactionTable)]) ?? 0 > 0
+    }
+
+    /// The participant writing persistent history, when the store keeps it.
+    var historyRecorder: SQLiteHistoryRecorder? { saveParticipants.lazy.compactMap { $0 as? SQLiteHistoryRecorder }.first }
 
     override func fetchRows(_ fetch: StoreFetch) throws -> [StoreRow] { try sqliteFetchRows(fetch) }
     override func fetchRows(_ fetch: StoreFetch, each body: (StoreRow) throws -> Void) throws { try sqliteFetchRows(fetch, each: body) }
@@ -191,7 +201,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         }
         var numbers: [String: Int] = [:]
         var storeEntities: [(number: Int, name: String, parent: Int)] = []
-        try db.query("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY") { row in
+        try db.query("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < \(SQLiteHistoryLayout.firstReservedNumber)") { row in
             let number = Int(sqlite3_column_int64(row, 0))
             let name = sqlite3_column_text(row, 1).map { String(cString: $0) } ?? ""
             storeEntities.append((number, name, Int(sqlite3_column_int64(row, 2))))

@@ -1,0 +1,119 @@
+import Foundation
+
+/// Reads or trims a store's persistent history, as Core Data's `NSPersistentHistoryChangeRequest`:
+/// the transactions after a date, a token or a transaction, or the deletion of those before one.
+/// Only stores that keep history (`StoreOption.persistentHistoryTracking`) can answer.
+public final class PersistentHistoryChangeRequest: @unchecked Sendable {
+    public enum ResultType: Sendable {
+        case statusOnly
+        case count
+        case transactionsOnly
+        case changesOnly
+        case transactionsAndChanges
+    }
+
+    /// Which transactions a request is about.
+    enum Bound {
+        case afterDate(Date)
+        case afterToken(PersistentHistoryToken?)
+        case beforeDate(Date)
+        case beforeToken(PersistentHistoryToken?)
+
+        var deletes: Bool {
+            switch self {
+            case .beforeDate, .beforeToken: return true
+            case .afterDate, .afterToken: return false
+            }
+        }
+    }
+
+    let bound: Bound
+    public var resultType: ResultType
+    /// The stores to read; every store of the coordinator that keeps history when empty.
+    public var affectedStores: [PersistentStore] = []
+
+    private init(_ bound: Bound) {
+        self.bound = bound
+        resultType = bound.deletes ? .statusOnly : .transactionsAndChanges
+    }
+
+    /// The transactions saved after `date`.
+    public static func fetchHistory(after date: Date) -> PersistentHistoryChangeRequest { .init(.afterDate(date)) }
+    /// The transactions after those `token` covers; all of them for `nil`.
+    public static func fetchHistory(after token: PersistentHistoryToken?) -> PersistentHistoryChangeRequest { .init(.afterToken(token)) }
+    /// The transactions after `transaction`; all of them for `nil`.
+    public static func fetchHistory(after transaction: PersistentHistoryTransaction?) -> PersistentHistoryChangeRequest {
+        .init(.afterToken(transaction?.token))
+    }
+
+    /// Deletes the transactions saved before `date`.
+    public static func deleteHistory(before date: Date) -> PersistentHistoryChangeRequest { .init(.beforeDate(date)) }
+    /// Deletes the transactions before the last one `token` covers (that one stays).
+    public static func deleteHistory(before token: PersistentHistoryToken?) -> PersistentHistoryChangeRequest { .init(.beforeToken(token)) }
+    /// Deletes the transactions before `transaction`.
+    public static func deleteHistory(before transaction: PersistentHistoryTransaction?) -> PersistentHistoryChangeRequest {
+        .init(.beforeToken(transaction?.token))
+    }
+}
+
+/// What a history request returns, by its `resultType`.
+public enum PersistentHistoryResult: @unchecked Sendable {
+    case status(Bool)
+    /// Transactions read, or deleted.
+    case count(Int)
+    case transactions([PersistentHistoryTransaction])
+    case changes([PersistentHistoryChange])
+}
+
+extension ManagedObjectContext {
+    /// Runs a history request against the stores that keep history, oldest transaction first.
+    public func execute(_ request: PersistentHistoryChangeRequest) throws -> PersistentHistoryResult {
+        guard let coordinator = persistentStoreCoordinator else { throw PersistenceError.noStore("the context has no coordinator") }
+        return try coordinator.withStores {
+            let stores = try coordinator.historyStores(request.affectedStores)
+            if request.bound.deletes {
+                let deleted = try stores.reduce(0) { $0 + (try $1.deleteHistory(request.bound)) }
+                return request.resultType == .count ? .count(deleted) : .status(true)
+            }
+            let withChanges = request.resultType == .changesOnly || request.resultType == .transactionsAndChanges
+            let transactions = try stores.flatMap { try $0.historyTransactions(request.bound, includingChanges: withChanges) }
+            switch request.resultType {
+            case .statusOnly: return .status(true)
+            case .count: return .count(transactions.count)
+            case .changesOnly: return .changes(transactions.flatMap { $0.changes ?? [] })
+            case .transactionsOnly, .transactionsAndChanges: return .transactions(transactions)
+            }
+        }
+    }
+}
+
+extension PersistentStoreCoordinator {
+    /// A token for the history saved so far in `stores` (all stores that keep history when
+    /// `nil`): fetching after it later returns only what was saved after this call.
+    public func currentPersistentHistoryToken(fromStores stores: [PersistentStore]? = nil) throws -> PersistentHistoryToken {
+        try withStores {
+            var numbers: [String: Int64] = [:]
+            for store in try historyStores(stores ?? []) { numbers[store.identifier] = try store.lastHistoryTransaction() }
+            return PersistentHistoryToken(transactionNumbers: numbers)
+        }
+    }
+
+    /// The SQLite stores among `stores` (all of the coordinator's when empty) that keep history;
+    /// asking one that does not is an error naming it.
+    func historyStores(_ stores: [PersistentStore]) throws -> [SQLiteStore] {
+        let given = stores.isEmpty ? persistentStores : stores
+        var result: [SQLiteStore] = []
+        for store in given {
+            guard let sqlite = store as? SQLiteStore, try sqlite.hasHistory() else {
+                if stores.isEmpty { continue }
+                throw PersistenceError.invalidRequest("the store \(store.url?.path ?? store.identifier) keeps no persistent history "
+                    + "(open it with StoreOption.persistentHistoryTracking)")
+            }
+            result.append(sqlite)
+        }
+        if result.isEmpty {
+            throw PersistenceError.invalidRequest("no store keeps persistent history (open one with StoreOption.persistentHistoryTracking)")
+        }
+        return result
+    }
+}

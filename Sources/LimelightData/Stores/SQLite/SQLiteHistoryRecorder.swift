@@ -1,0 +1,119 @@
+import Foundation
+import CSQLite
+
+/// Writes Core Data's persistent history for every save and batch request of a store, inside the
+/// same transaction: one `ATRANSACTION` row and one `ACHANGE` row per object. History is kept when
+/// the store is opened with `StoreOption.persistentHistoryTracking`, and always for a store that
+/// already has history tables (a Core Data store whose app reads its history must not miss the
+/// changes made here).
+final class SQLiteHistoryRecorder: SQLiteSaveParticipant {
+    /// Per entity: where each property slot falls in `ZCOLUMNS`, and which slots a deletion keeps.
+    private struct Plan {
+        let positions: [Int?]
+        let count: Int
+        let tombstones: [(slot: Int, attribute: AttributeDescription)]
+    }
+
+    private var plans: [ObjectIdentifier: Plan] = [:]
+    /// The names a transaction records besides its author and context: the program and process.
+    private let bundleID = ProcessInfo.processInfo.processName
+    private let processID = String(ProcessInfo.processInfo.processIdentifier)
+
+    func storeDidOpen(_ store: SQLiteStore) throws {
+        let db = try store.db()
+        let tombstones = store.model.entities.map { SQLiteHistoryLayout.tombstoneAttributes(of: $0).count }.max() ?? 0
+        let exists = try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = ?", [.text(SQLiteHistoryLayout.changeTable)]) ?? 0
+        try db.execute("BEGIN IMMEDIATE")
+        do {
+            if exists == 0 {
+                for statement in SQLiteHistoryLayout.creationSQL(tombstones: tombstones) { try db.execute(statement) }
+            } else {
+                // A model that keeps more attributes after deletion than the table has room for.
+                let columns = try SQLiteSchemaCheck.columns(of: SQLiteHistoryLayout.changeTable, connection: db)
+                for index in 0..<tombstones where !columns.contains("ZTOMBSTONE\(index)") {
+                    try db.execute("ALTER TABLE \(SQLiteHistoryLayout.changeTable) ADD COLUMN ZTOMBSTONE\(index) BLOB")
+                }
+            }
+            try db.execute("COMMIT")
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw PersistenceError.store(path: store.path, reason: "cannot set up persistent history: \(error)")
+        }
+    }
+
+    func willCommit(_ changes: SaveChanges, insertedIDs: [ManagedObjectID], store: SQLiteStore) throws {
+        guard !changes.isEmpty else { return }
+        let db = try store.db()
+        let transaction = try nextKey(SQLiteHistoryLayout.transactionNumber, db: db, table: SQLiteHistoryLayout.transactionTable)
+        let names = try [changes.origin.author, bundleID, changes.origin.contextName, processID].map { try $0.map { try intern($0, db: db) } ?? .null }
+        _ = try db.run("""
+            INSERT INTO \(SQLiteHistoryLayout.transactionTable) (Z_PK, Z_ENT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP)
+            VALUES (?, \(SQLiteHistoryLayout.transactionNumber), ?, ?, ?, ?, ?)
+            """, [.integer(transaction)] + names + [.real(Date().timeIntervalSinceReferenceDate)])
+        var key = try db.scalarInt("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(SQLiteHistoryLayout.changeNumber)]) ?? 0
+        key = max(key, try db.scalarInt("SELECT max(Z_PK) FROM \(SQLiteHistoryLayout.changeTable)") ?? 0)
+        func record(_ type: Int64, _ id: ManagedObjectID, columns: SQLiteValue = .null, tombstones: [SQLiteValue] = []) throws {
+            guard let primaryKey = id.primaryKey else { return }
+            key += 1
+            let tombstoneColumns = tombstones.indices.map { ", ZTOMBSTONE\($0)" }.joined()
+            let marks = String(repeating: ", ?", count: tombstones.count)
+            _ = try db.run("""
+                INSERT INTO \(SQLiteHistoryLayout.changeTable) (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstoneColumns))
+                VALUES (?, \(SQLiteHistoryLayout.changeNumber), ?, ?, ?, ?, ?\(marks))
+                """, [.integer(key), .integer(type), .integer(Int64(store.schema.number(of: id.entity))), .integer(primaryKey),
+                      .integer(transaction), columns] + tombstones)
+        }
+        for id in insertedIDs { try record(0, id) }
+        for snapshot in changes.updated {
+            let plan = self.plan(for: snapshot.id.entity)
+            let positions = snapshot.changed.compactMap { plan.positions.indices.contains($0) ? plan.positions[$0] : nil }
+            guard !positions.isEmpty else { continue }
+            try record(1, snapshot.id, columns: .blob(SQLiteHistoryLayout.bitmap(positions, count: plan.count)))
+        }
+        for snapshot in changes.deleted {
+            let plan = self.plan(for: snapshot.id.entity)
+            let kept = try plan.tombstones.map { slot, attribute -> SQLiteValue in
+                guard snapshot.values.indices.contains(slot) else { return .null }
+                return try SQLiteValueMapping.sqlValue(snapshot.values[slot], for: attribute)
+            }
+            try record(2, snapshot.id, tombstones: kept)
+        }
+        _ = try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(key), .integer(SQLiteHistoryLayout.changeNumber)])
+    }
+
+    func didCommit(store: SQLiteStore) {}
+    func flush(store: SQLiteStore) throws {}
+    func storeWillClose(_ store: SQLiteStore) {}
+
+    /// The key of `name` in `ATRANSACTIONSTRING`, added if new.
+    private func intern(_ name: String, db: SQLiteConnection) throws -> SQLiteValue {
+        if let key = try db.scalarInt("SELECT Z_PK FROM \(SQLiteHistoryLayout.stringTable) WHERE ZNAME = ?", [.text(name)]) {
+            return .integer(key)
+        }
+        let key = try nextKey(SQLiteHistoryLayout.stringNumber, db: db, table: SQLiteHistoryLayout.stringTable)
+        _ = try db.run("INSERT INTO \(SQLiteHistoryLayout.stringTable) (Z_PK, Z_ENT, ZNAME) VALUES (?, \(SQLiteHistoryLayout.stringNumber), ?)",
+                       [.integer(key), .text(name)])
+        return .integer(key)
+    }
+
+    /// The next key of a history table, counted in `Z_PRIMARYKEY` so numbers keep rising after
+    /// history is deleted (tokens compare them).
+    private func nextKey(_ number: Int64, db: SQLiteConnection, table: String) throws -> Int64 {
+        let last = max(try db.scalarInt("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)]) ?? 0,
+                       try db.scalarInt("SELECT max(Z_PK) FROM \(table)") ?? 0)
+        _ = try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(last + 1), .integer(number)])
+        return last + 1
+    }
+
+    private func plan(for entity: EntityDescription) -> Plan {
+        if let plan = plans[ObjectIdentifier(entity)] { return plan }
+        let order = SQLiteHistoryLayout.columnOrder(of: entity)
+        let position = Dictionary(order.enumerated().map { ($1.name, $0) }) { first, _ in first }
+        let tombstones = SQLiteHistoryLayout.tombstoneAttributes(of: entity).compactMap { attribute in
+            entity.index(of: attribute.name).map { (slot: $0, attribute: attribute) }
+        }
+        let plan = Plan(positions: entity.properties.map { position[$0.name] }, count: order.count, tombstones: tombstones)
+        plans[ObjectIdentifier(entity)] = plan
+        return plan
+    }
+}
