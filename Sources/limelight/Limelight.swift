@@ -11,7 +11,8 @@ struct Limelight: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "limelight",
         abstract: "Search, open and inspect Core Data-style stores and their indexed records.",
-        subcommands: [Search.self, Open.self, Record.self, Status.self, Index.self, Markers.self, Fetch.self, Model.self, Migrate.self])
+        subcommands: [Search.self, Open.self, Record.self, Status.self, Index.self, Markers.self, Fetch.self, Model.self, Migrate.self,
+                      History.self])
 
     /// `limelight search` in its plain forms runs without ArgumentParser (see
     /// `SearchInvocation.plainArguments`); every other command line, help and completion scripts

@@ -112,7 +112,9 @@ extension PersistentStoreCoordinator {
             result.append(sqlite)
         }
         if result.isEmpty {
-            throw PersistenceError.invalidRequest("no store keeps persistent history (open one with StoreOption.persistentHistoryTracking)")
+            let named = given.map { $0.url?.path ?? $0.identifier }.joined(separator: ", ")
+            throw PersistenceError.invalidRequest((given.count == 1 ? "the store \(named) keeps" : "no store (\(named)) keeps")
+                + " no persistent history (open it with StoreOption.persistentHistoryTracking)")
         }
         return result
     }
