@@ -201,6 +201,37 @@ import CSQLite
         ])
     }
 
+    @Test func damagedHistoryTablesFailTheSaveAndLoseNothing() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("people.sqlite")
+        _ = try Self.context(url)
+        // Something rewrote the change table without its columns.
+        let connection = try SQLiteConnection(path: url.path, readOnly: false)
+        try connection.execute("DROP TABLE ACHANGE")
+        try connection.execute("CREATE TABLE ACHANGE (Z_PK INTEGER PRIMARY KEY)")
+        connection.close()
+        let context = try Self.context(url)
+        try context.performAndWait {
+            try context.insertNewObject(forEntityName: "Person").setValue("Ada", forKey: "firstName")
+            do {
+                try context.save()
+                Issue.record("the save went through without its history")
+            } catch let PersistenceError.store(path, reason) {
+                #expect(path == url.path)
+                #expect(reason.contains("nothing was written") && reason.contains("ACHANGE"))
+            }
+            // The object is still there to save once the table is mended; the store is as it was.
+            #expect(context.insertedObjects.count == 1)
+            // What history there is still reads: none.
+            guard case .transactions(let transactions) = try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: nil as PersistentHistoryToken?)) else {
+                Issue.record("no transactions returned")
+                return
+            }
+            #expect(transactions.isEmpty)
+        }
+        #expect(try Self.rows("SELECT count(*) FROM ZPERSON", at: url) == [["0"]])
+    }
+
     @Test func aStoreWithHistoryKeepsItAndOneWithoutSaysSo() throws {
         let folder = try TemporaryFolder()
         let url = folder.file("people.sqlite")

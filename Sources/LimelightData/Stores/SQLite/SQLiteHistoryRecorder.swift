@@ -43,6 +43,15 @@ final class SQLiteHistoryRecorder: SQLiteSaveParticipant {
 
     func willCommit(_ changes: SaveChanges, insertedIDs: [ManagedObjectID], store: SQLiteStore) throws {
         guard !changes.isEmpty else { return }
+        do {
+            try record(changes, insertedIDs: insertedIDs, store: store)
+        } catch {
+            // The save's transaction is rolled back: no change goes in without its history.
+            throw PersistenceError.store(path: store.path, reason: "cannot record persistent history, nothing was written: \(error)")
+        }
+    }
+
+    private func record(_ changes: SaveChanges, insertedIDs: [ManagedObjectID], store: SQLiteStore) throws {
         let db = try store.db()
         let transaction = try nextKey(SQLiteHistoryLayout.transactionNumber, db: db, table: SQLiteHistoryLayout.transactionTable)
         let names = try [changes.origin.author, bundleID, changes.origin.contextName, processID].map { try $0.map { try intern($0, db: db) } ?? .null }
