@@ -36,16 +36,7 @@ extension ManagedObjectContext {
             }
         }
         // Gone for the child as a deletion saved to a store is; the parent now holds it deleted.
-        for object in deleted {
-            registry.remove(object)
-            object.managedObjectContext = nil
-            object.deletedFlag = false
-            object.committedValues = nil
-        }
-        insertedSet = []
-        updatedSet = []
-        deletedSet = []
-        problems = []
+        clearSavedChanges(deleted: deleted)
         for saved in [inserted, updated, deleted] {
             for object in saved { object.didSave() }
         }

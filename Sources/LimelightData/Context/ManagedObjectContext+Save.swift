@@ -149,18 +149,7 @@ extension ManagedObjectContext {
             object.storeVersion += 1
             object.updatedFlag = false
         }
-        // A deleted object leaves the context once its deletion is saved, as in Core Data: its
-        // `managedObjectContext` is nil from here on (undoing the deletion brings it back).
-        for object in deleted {
-            registry.remove(object)
-            object.managedObjectContext = nil
-            object.deletedFlag = false
-            object.committedValues = nil
-        }
-        insertedSet = []
-        updatedSet = []
-        deletedSet = []
-        problems = []
+        clearSavedChanges(deleted: deleted)
         for batch in batches {
             for object in batch.insertedObjects { object.didSave() }
         }
@@ -173,6 +162,22 @@ extension ManagedObjectContext {
         postSavedObjectIDs(saved)
         persistentStoreCoordinator?.contextDidSave(self, saved)
         childrenMerge(saved)
+    }
+
+    /// The end of every save, to a store or a parent: the change sets empty, and a deleted object
+    /// leaves the context, as in Core Data (its `managedObjectContext` is nil from here on;
+    /// undoing the deletion brings it back).
+    func clearSavedChanges(deleted: Set<ManagedObject>) {
+        for object in deleted {
+            registry.remove(object)
+            object.managedObjectContext = nil
+            object.deletedFlag = false
+            object.committedValues = nil
+        }
+        insertedSet = []
+        updatedSet = []
+        deletedSet = []
+        problems = []
     }
 
     /// Drops every unsaved change: new objects go, changed and deleted ones get their saved values.
