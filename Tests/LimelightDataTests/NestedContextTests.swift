@@ -181,6 +181,26 @@ import Testing
         #expect(try Self.savedNames(folder) == ["Ada", "Grace"])
     }
 
+    @Test func aChildWorksInsideItsParentsPerformAndWait() throws {
+        let folder = try TemporaryFolder()
+        let (root, ids) = try Self.root(folder)
+        let child = Self.child(of: root)
+        let adaID = try #require(ids["Ada"])
+        // The child reads from and saves into the parent whose queue this thread holds.
+        try root.performAndWait {
+            try root.existingObject(with: adaID).setValue("Byron", forKey: "lastName")
+            try child.performAndWait {
+                let ada = try child.existingObject(with: adaID)
+                #expect(ada.value(forKey: "lastName") as? String == "Byron")
+                ada.setValue("Augusta", forKey: "firstName")
+                try child.save()
+            }
+            #expect(try root.existingObject(with: adaID).value(forKey: "firstName") as? String == "Augusta")
+            try root.save()
+        }
+        #expect(try Self.savedNames(folder) == ["Augusta", "Grace"])
+    }
+
     @Test func threeLevelsSaveOneLevelAtATime() throws {
         let folder = try TemporaryFolder()
         let (root, ids) = try Self.root(folder)

@@ -78,8 +78,8 @@ import CSQLite
         #expect(try Self.rows("SELECT Z_ENT, ZCHANGETYPE, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS, ZTOMBSTONE0 FROM ACHANGE ORDER BY Z_PK", at: url) == [
             ["16001", "0", "1", "1", nil, nil], ["16001", "0", "2", "1", nil, nil],
             // firstName, lastName, photos: lastName is the second bit from the top.
-            ["16001", "1", "1", "2", "40", nil],
-            ["16001", "2", "2", "3", nil, "Grace"],
+            ["16001", "1", ada.objectID.primaryKey.map { "\($0)" }, "2", "40", nil],
+            ["16001", "2", grace.objectID.primaryKey.map { "\($0)" }, "3", nil, "Grace"],
         ])
         #expect(try Self.rows("SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT > 16000 ORDER BY Z_ENT", at: url) == [
             ["16001", "CHANGE", "4"], ["16002", "TRANSACTION", "3"], ["16003", "TRANSACTIONSTRING", "4"],

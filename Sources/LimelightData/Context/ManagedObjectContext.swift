@@ -99,11 +99,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
     }
 
-    /// Runs `block` on the context's queue and waits for it; safe to nest.
+    /// Runs `block` on the context's queue and waits for it; safe to nest, also inside another
+    /// context's `performAndWait` that is inside this one's (a child's within its parent's).
     public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
         if DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) { return try block() }
         if concurrencyType == .mainQueue, Thread.isMainThread { return try block() }
-        return try queue.sync(execute: block)
+        if HeldContexts.isHeld(self) { return try block() }
+        return try queue.sync { try HeldContexts.holding(self, block) }
     }
 
     // MARK: Registered objects
