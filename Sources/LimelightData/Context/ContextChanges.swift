@@ -159,6 +159,8 @@ extension ManagedObjectContext {
             object.updatedFlag = true
             updatedSet.insert(object)
             pendingUpdated.insert(object)
+        } else if object.insertionAnnounced && !object.deletedFlag {
+            pendingUpdated.insert(object)
         }
     }
 
@@ -167,6 +169,7 @@ extension ManagedObjectContext {
         undoManager?.closeGroup()
         let changes = ContextChanges(inserted: pendingInserted, updated: pendingUpdated.subtracting(pendingInserted),
                                      deleted: pendingDeleted)
+        for object in pendingInserted where object.insertedFlag { object.insertionAnnounced = true }
         pendingInserted = []
         pendingUpdated = []
         pendingDeleted = []

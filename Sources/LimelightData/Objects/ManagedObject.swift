@@ -49,6 +49,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var insertedFlag = false
     @exclusivity(unchecked) var deletedFlag = false
     @exclusivity(unchecked) var updatedFlag = false
+    /// A new object whose insertion observers have heard of: its later changes are reported as
+    /// updates (Core Data's objects-did-change does the same), where earlier ones are part of
+    /// the insertion.
+    @exclusivity(unchecked) var insertionAnnounced = false
 
     /// Creates an object of `entity`, inserted into `context` when one is given.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
