@@ -37,6 +37,7 @@ extension ManagedObjectContext {
             saveIntoParent(parent)
             return
         }
+        try settleConstraintConflicts(coordinator)
 
         // A conflict settled by the merge policy changes what is written: the batches are made
         // again from the settled objects, a few times at most (each round lost another race).

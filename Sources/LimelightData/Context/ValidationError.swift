@@ -44,6 +44,9 @@ public enum PersistenceError: Error, CustomStringConvertible {
     case invalidRequest(String)
     /// Deleting was refused by a Deny rule.
     case deleteDenied(ValidationFailure)
+    /// Objects would share the values of a uniqueness constraint (with the `.error` merge
+    /// policy, or a changed saved object taking another's values); nothing was written.
+    case constraintConflict(entity: String, properties: [String], values: [String], objects: [ManagedObjectID])
 
     public var description: String {
         switch self {
@@ -55,6 +58,9 @@ public enum PersistenceError: Error, CustomStringConvertible {
         case .objectNotFound(let id): return "no object with ID \(id)"
         case .invalidRequest(let reason): return "invalid request: \(reason)"
         case .deleteDenied(let failure): return "delete denied: \(failure)"
+        case .constraintConflict(let entity, let properties, let values, let objects):
+            return "uniqueness constraint of \(entity) (\(properties.joined(separator: ", "))): \(values.joined(separator: ", ")) is held by "
+                + objects.map(\.uriString).joined(separator: " and ")
         }
     }
 }

@@ -41,6 +41,12 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// Orders temporary IDs by when they were made; permanent IDs come after all of them.
+    var creationOrder: UInt64 {
+        if case .temporary(let number) = key { return number }
+        return .max
+    }
+
     /// The row's primary key in its store (`Z_PK`); `nil` while the ID is temporary.
     public var primaryKey: Int64? {
         if case .permanent(let pk) = key { return pk }

@@ -314,4 +314,48 @@ extension SQLiteStore {
         }
         return result
     }
+
+    /// The row a uniqueness constraint's values name, in `entity`'s table (its whole tree: a
+    /// constraint holds across subentities). A new object's to-one holds no key yet: no match.
+    func sqliteRow(of entity: EntityDescription, matching properties: [PropertyDescription], values: [StoredValue]) throws -> StoreRow? {
+        guard let table = schema.table(for: entity) else { return nil }
+        var conditions: [String] = []
+        var bound: [SQLiteValue] = []
+        for (property, value) in zip(properties, values) {
+            conditions.append("\(schema.column(for: property)) = ?")
+            if let attribute = property as? AttributeDescription {
+                bound.append(try SQLiteValueMapping.sqlValue(value, for: attribute))
+            } else if let key = value.objectID?.primaryKey {
+                bound.append(.integer(key))
+            } else {
+                return nil
+            }
+        }
+        let numbers = entity.selfAndDescendants.map { String(schema.number(of: $0)) }.joined(separator: ", ")
+        var found: ManagedObjectID?
+        try db().query("SELECT Z_PK, Z_ENT FROM \(table.name) WHERE Z_ENT IN (\(numbers)) AND \(conditions.joined(separator: " AND ")) LIMIT 1",
+                       bound, cached: false) { row in
+            guard let rowEntity = schema.entitiesByNumber[Int(sqlite3_column_int64(row, 1))] else { return }
+            found = objectID(entity: rowEntity, primaryKey: sqlite3_column_int64(row, 0))
+        }
+        return try found.flatMap { try sqliteRows(for: [$0]).first }
+    }
+
+    /// `heldValues`: one query per few hundred values, so a large save of new objects that
+    /// conflict with nothing costs a handful of queries, not one per object.
+    func sqliteHeldValues(of entity: EntityDescription, attribute: AttributeDescription, among values: [StoredValue]) throws -> Set<String>? {
+        guard let table = schema.table(for: entity) else { return nil }
+        let bound = try values.map { try SQLiteValueMapping.sqlValue($0, for: attribute) }
+        let numbers = entity.selfAndDescendants.map { String(schema.number(of: $0)) }.joined(separator: ", ")
+        let column = schema.column(for: attribute)
+        var held: Set<String> = []
+        for start in stride(from: 0, to: bound.count, by: 500) {
+            let chunk = Array(bound[start..<min(bound.count, start + 500)])
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            try db().query("SELECT \(column) FROM \(table.name) WHERE Z_ENT IN (\(numbers)) AND \(column) IN (\(marks))", chunk, cached: false) { row in
+                held.insert(SQLiteValue(statement: row, column: 0).description)
+            }
+        }
+        return held
+    }
 }

@@ -97,6 +97,12 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         try sqliteRelatedRows(of: id, relationship: relationship, each: body)
     }
     override func rows(for ids: [ManagedObjectID]) throws -> [StoreRow] { try sqliteRows(for: ids) }
+    override func row(of entity: EntityDescription, matching properties: [PropertyDescription], values: [StoredValue]) throws -> StoreRow? {
+        try sqliteRow(of: entity, matching: properties, values: values)
+    }
+    override func heldValues(of entity: EntityDescription, attribute: AttributeDescription, among values: [StoredValue]) throws -> Set<String>? {
+        try sqliteHeldValues(of: entity, attribute: attribute, among: values)
+    }
     override func rows(for ids: [ManagedObjectID], each body: (StoreRow) throws -> Void) throws { try sqliteRows(for: ids, each: body) }
     override func relatedIDs(of id: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
         try sqliteRelatedIDs(of: id, relationship: relationship)
