@@ -137,6 +137,40 @@ import Testing
         #expect(try Self.saved(folder) == [["a@example.org", "Ada", "Lovelace", "Engine"], ["g@example.org", "Grace", "Hopper", "Cobol"]])
     }
 
+    @Test func aBatchInsertUpdatesWhatItFindsByTheConstraint() throws {
+        let expected: [(MergePolicy, [[String]])] = [
+            (.mergeByPropertyObjectTrump, [["a@example.org", "Augusta", "Lovelace", "Engine"], ["g@example.org", "Grace", "Hopper"]]),
+            // Each dictionary whole: the second Grace has no first name.
+            (.overwrite, [["a@example.org", "Augusta", "-", "Engine"], ["g@example.org", "-", "Hopper"]]),
+            (.mergeByPropertyStoreTrump, [["a@example.org", "Ada", "Lovelace", "Engine"], ["g@example.org", "Grace", "-"]]),
+        ]
+        for (policy, rows) in expected {
+            let folder = try TemporaryFolder()
+            let (context, adaID) = try Self.store(folder, policy: policy)
+            let request = BatchInsertRequest(entityName: "Person", objects: [
+                ["email": "a@example.org", "firstName": "Augusta"],
+                ["email": "g@example.org", "firstName": "Grace"],
+                ["email": "g@example.org", "lastName": "Hopper"],
+            ])
+            request.resultType = .objectIDs
+            let ids = try context.performAndWait { try context.execute(request).objectIDs ?? [] }
+            #expect(ids.count == 2 && ids.first == adaID, "\(policy)")
+            #expect(try Self.saved(folder) == rows, "\(policy)")
+        }
+        // With .error the request is refused, naming what is held, and nothing is written.
+        let folder = try TemporaryFolder()
+        let (context, adaID) = try Self.store(folder, policy: .error)
+        try context.performAndWait {
+            do {
+                _ = try context.execute(BatchInsertRequest(entityName: "Person", objects: [["email": "n@example.org"], ["email": "a@example.org"]]))
+                Issue.record("the batch insert wrote a second a@example.org")
+            } catch let PersistenceError.constraintConflict(_, _, values, objects) {
+                #expect(values == ["a@example.org"] && objects == [adaID])
+            }
+        }
+        #expect(try Self.saved(folder).count == 1)
+    }
+
     @Test func aChangedSavedObjectMayNotTakeAnothersKeyButADeletedOnesItMay() throws {
         let folder = try TemporaryFolder()
         let (context, adaID) = try Self.store(folder, policy: .mergeByPropertyObjectTrump)

@@ -1,40 +1,5 @@
 import Foundation
 
-/// One uniqueness constraint as a save checks it: the entity that declares it and its properties.
-private struct Constraint {
-    let owner: EntityDescription
-    let properties: [PropertyDescription]
-
-    /// The constraints that hold for `entity`: its own and those of the entities above it.
-    static func all(of entity: EntityDescription) -> [Constraint] {
-        var result: [Constraint] = []
-        var current: EntityDescription? = entity
-        while let owner = current {
-            for names in owner.uniquenessConstraints where !names.isEmpty {
-                let properties = names.compactMap { owner.property(named: $0) }
-                if properties.count == names.count { result.append(Constraint(owner: owner, properties: properties)) }
-            }
-            current = owner.superentity
-        }
-        return result
-    }
-
-    /// The object's values of the constraint, or `nil` when one is empty (SQLite lets any number
-    /// of rows leave a constrained column empty).
-    func values(of object: ManagedObject) -> [StoredValue]? {
-        var values: [StoredValue] = []
-        for property in properties {
-            guard let index = object.entity.index(of: property.name), !object.values[index].isNull else { return nil }
-            values.append(object.values[index])
-        }
-        return values
-    }
-
-    func key(_ values: [StoredValue]) -> String {
-        ([owner.name] + values.map { "\(type(of: $0.value as Any))=\($0.value ?? "")" }).joined(separator: "\u{1F}")
-    }
-}
-
 extension ManagedObjectContext {
     /// Before a save writes: new objects whose uniqueness-constrained values another new object,
     /// or a saved object, already holds, settled as Core Data's merge policies settle constraint
@@ -49,10 +14,10 @@ extension ManagedObjectContext {
     /// object taking another's values is always an error.
     func settleConstraintConflicts(_ coordinator: PersistentStoreCoordinator) throws {
         guard coordinator.managedObjectModel.entities.contains(where: { !$0.uniquenessConstraints.isEmpty }) else { return }
-        var constraintsByEntity: [ObjectIdentifier: [Constraint]] = [:]
-        func constraints(_ entity: EntityDescription) -> [Constraint] {
+        var constraintsByEntity: [ObjectIdentifier: [UniquenessConstraint]] = [:]
+        func constraints(_ entity: EntityDescription) -> [UniquenessConstraint] {
             if let known = constraintsByEntity[ObjectIdentifier(entity)] { return known }
-            let found = Constraint.all(of: entity)
+            let found = UniquenessConstraint.all(of: entity)
             constraintsByEntity[ObjectIdentifier(entity)] = found
             return found
         }
@@ -85,7 +50,7 @@ extension ManagedObjectContext {
                 }
             }
         }
-        func mayBeHeld(_ constraint: Constraint, _ values: [StoredValue]) -> Bool {
+        func mayBeHeld(_ constraint: UniquenessConstraint, _ values: [StoredValue]) -> Bool {
             guard constraint.properties.count == 1, let attribute = constraint.properties[0] as? AttributeDescription,
                   let known = held[constraint.owner.name + "." + attribute.name],
                   let text = try? SQLiteValueMapping.sqlValue(values[0], for: attribute).description else { return true }
@@ -127,7 +92,7 @@ extension ManagedObjectContext {
         if !mapping.isEmpty { remapRegisteredObjects(with: mapping) }
     }
 
-    private func conflict(_ constraint: Constraint, _ values: [StoredValue], _ ids: [ManagedObjectID]) -> PersistenceError {
+    private func conflict(_ constraint: UniquenessConstraint, _ values: [StoredValue], _ ids: [ManagedObjectID]) -> PersistenceError {
         .constraintConflict(entity: constraint.owner.name, properties: constraint.properties.map(\.name),
                             values: values.map { "\($0.value ?? "nil")" }, objects: ids)
     }

@@ -109,7 +109,9 @@ extension ManagedObjectContext {
 /// Inserts objects given as dictionaries of attribute values, in the store itself, as Core Data's
 /// `NSBatchInsertRequest`: defaults fill what a dictionary leaves out, values are converted to
 /// their attributes' types, and a required attribute left without a value refuses the request,
-/// naming the dictionary. Marker files follow; contexts are not told (merge the result's IDs).
+/// naming the dictionary. Into an entity with uniqueness constraints it updates the objects
+/// that already hold a dictionary's values, by the context's merge policy (an upsert).
+/// Marker files follow; contexts are not told (merge the result's IDs).
 public final class BatchInsertRequest: @unchecked Sendable {
     public enum ResultType: Sendable {
         case statusOnly
@@ -133,9 +135,11 @@ extension ManagedObjectContext {
         let (entity, coordinator) = try resolve(FetchRequest(entityName: request.entityName))
         guard !entity.isAbstract else { throw PersistenceError.invalidRequest("batch insert: \(entity.name) is abstract") }
         var snapshots: [ObjectSnapshot] = []
+        var given: [[Int]] = []
         snapshots.reserveCapacity(request.objectsToInsert.count)
         for (row, dictionary) in request.objectsToInsert.enumerated() {
             var values = entity.emptyValues
+            var slots: [Int] = []
             for (index, value) in entity.layout.initialValues { values[index] = value }
             for (key, value) in dictionary {
                 guard let index = entity.index(of: key), let attribute = entity.properties[index] as? AttributeDescription, !attribute.isTransient else {
@@ -147,7 +151,9 @@ extension ManagedObjectContext {
                     throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): \(type(of: value)) is no \(attribute.attributeType.rawValue) for '\(key)'")
                 }
                 values[index] = stored
+                slots.append(index)
             }
+            given.append(slots)
             for case let attribute as AttributeDescription in entity.properties where !attribute.isOptional && !attribute.isTransient {
                 if let index = entity.index(of: attribute.name), values[index].isNull {
                     throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): '\(attribute.name)' is required")
@@ -158,6 +164,10 @@ extension ManagedObjectContext {
         guard !snapshots.isEmpty else { return BatchResult(status: true, count: 0, objectIDs: request.resultType == .objectIDs ? [] : nil) }
         let inserted = try coordinator.withStores {
             let store = try Self.sqliteStore(coordinator.store(forNew: entity))
+            let constraints = UniquenessConstraint.all(of: entity)
+            guard constraints.isEmpty else {
+                return try upsert(snapshots, given: given, entity: entity, constraints: constraints, store: store)
+            }
             return try store.save(SaveChanges(inserted: snapshots, origin: origin))
         }
         return BatchResult(status: true, count: inserted.count, objectIDs: request.resultType == .objectIDs ? inserted : nil)

@@ -1,0 +1,41 @@
+import Foundation
+
+/// One uniqueness constraint as a save checks it: the entity that declares it and its properties.
+struct UniquenessConstraint {
+    let owner: EntityDescription
+    let properties: [PropertyDescription]
+
+    /// The constraints that hold for `entity`: its own and those of the entities above it.
+    static func all(of entity: EntityDescription) -> [UniquenessConstraint] {
+        var result: [UniquenessConstraint] = []
+        var current: EntityDescription? = entity
+        while let owner = current {
+            for names in owner.uniquenessConstraints where !names.isEmpty {
+                let properties = names.compactMap { owner.property(named: $0) }
+                if properties.count == names.count { result.append(UniquenessConstraint(owner: owner, properties: properties)) }
+            }
+            current = owner.superentity
+        }
+        return result
+    }
+
+    /// The object's values of the constraint, or `nil` when one is empty (SQLite lets any number
+    /// of rows leave a constrained column empty).
+    func values(of object: ManagedObject) -> [StoredValue]? {
+        values(in: object.values, of: object.entity)
+    }
+
+    /// `values(of:)` for the slots of an object of `entity` that is not made (a batch insert's).
+    func values(in slots: [StoredValue], of entity: EntityDescription) -> [StoredValue]? {
+        var values: [StoredValue] = []
+        for property in properties {
+            guard let index = entity.index(of: property.name), slots.indices.contains(index), !slots[index].isNull else { return nil }
+            values.append(slots[index])
+        }
+        return values
+    }
+
+    func key(_ values: [StoredValue]) -> String {
+        ([owner.name] + values.map { "\(type(of: $0.value as Any))=\($0.value ?? "")" }).joined(separator: "\u{1F}")
+    }
+}

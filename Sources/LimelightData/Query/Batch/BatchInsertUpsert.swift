@@ -1,0 +1,110 @@
+import Foundation
+
+/// Where one dictionary of a batch insert went.
+private enum UpsertTarget {
+    case inserted(Int)
+    case updated(Int)
+    case existing(ManagedObjectID)
+}
+
+extension ManagedObjectContext {
+    /// A batch insert into an entity with uniqueness constraints: a dictionary whose constrained
+    /// values a saved object holds updates that object instead, as Core Data's batch insert does,
+    /// by the context's merge policy: `.mergeByPropertyObjectTrump` writes the values the
+    /// dictionary gives, `.overwrite` all of its values (defaults for the rest), the store-first
+    /// policies leave the saved object as it is, and `.error` refuses the request, naming the
+    /// dictionary. Dictionaries with the same values make one object, later ones merged into it
+    /// the same way. Returns the object of each dictionary, each once, in order.
+    func upsert(_ snapshots: [ObjectSnapshot], given: [[Int]], entity: EntityDescription,
+                constraints: [UniquenessConstraint], store: PersistentStore) throws -> [ManagedObjectID] {
+        let writesValues = mergePolicy == .mergeByPropertyObjectTrump || mergePolicy == .overwrite
+        // Which values the store holds, asked for all dictionaries at once per one-attribute constraint.
+        var held: [Int: Set<String>] = [:]
+        for (number, constraint) in constraints.enumerated() where constraint.properties.count == 1 {
+            guard let attribute = constraint.properties[0] as? AttributeDescription else { continue }
+            let values = snapshots.compactMap { constraint.values(in: $0.values, of: entity)?.first }
+            held[number] = try store.heldValues(of: constraint.owner, attribute: attribute, among: values)
+        }
+        var inserted: [ObjectSnapshot] = [], updated: [ObjectSnapshot] = []
+        var targets: [UpsertTarget] = []
+        var byKey: [String: UpsertTarget] = [:]
+        for (row, snapshot) in snapshots.enumerated() {
+            let slots = mergePolicy == .overwrite ? Array(snapshot.values.indices) : given[row]
+            var target: UpsertTarget?
+            var fromEarlier = false
+            var keys: [String] = []
+            for (number, constraint) in constraints.enumerated() {
+                guard let values = constraint.values(in: snapshot.values, of: entity) else { continue }
+                let key = constraint.key(values)
+                keys.append(key)
+                if let earlier = byKey[key] {
+                    guard mergePolicy != .error else {
+                        throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): "
+                            + "\(constraint.properties.map(\.name).joined(separator: ", ")) \(values.map { "\($0.value ?? "nil")" }.joined(separator: ", ")) "
+                            + "is given twice, and the merge policy is .error")
+                    }
+                    target = earlier
+                    fromEarlier = true
+                    break
+                }
+                guard mayBeHeld(held[number], constraint, values),
+                      let saved = try store.row(of: constraint.owner, matching: constraint.properties, values: values) else { continue }
+                guard mergePolicy != .error else {
+                    throw PersistenceError.constraintConflict(entity: constraint.owner.name, properties: constraint.properties.map(\.name),
+                                                              values: values.map { "\($0.value ?? "nil")" }, objects: [saved.id])
+                }
+                if writesValues {
+                    var values = saved.values
+                    for slot in slots where !isToMany(slot, entity) { values[slot] = snapshot.values[slot] }
+                    updated.append(ObjectSnapshot(id: saved.id, values: values, version: saved.version,
+                                                  changed: slots.filter { !isToMany($0, entity) }, committedValues: saved.values))
+                    target = .updated(updated.count - 1)
+                } else {
+                    target = .existing(saved.id)
+                }
+                break
+            }
+            switch target {
+            case .inserted(let index)? where fromEarlier && writesValues:
+                var values = inserted[index].values
+                for slot in slots { values[slot] = snapshot.values[slot] }
+                inserted[index] = ObjectSnapshot(id: inserted[index].id, values: values, version: 0, changed: [])
+            case .updated(let index)? where fromEarlier && writesValues:
+                var values = updated[index].values
+                for slot in slots where !isToMany(slot, entity) { values[slot] = snapshot.values[slot] }
+                let changed = Array(Set(updated[index].changed + slots.filter { !isToMany($0, entity) })).sorted()
+                updated[index] = ObjectSnapshot(id: updated[index].id, values: values, version: updated[index].version,
+                                                changed: changed, committedValues: updated[index].committedValues)
+            case nil:
+                inserted.append(snapshot)
+                target = .inserted(inserted.count - 1)
+            default:
+                break
+            }
+            for key in keys where byKey[key] == nil { byKey[key] = target }
+            if let target { targets.append(target) }
+        }
+        let permanent = try store.save(SaveChanges(inserted: inserted, updated: updated, origin: origin))
+        var seen: Set<ManagedObjectID> = []
+        return targets.compactMap { target -> ManagedObjectID? in
+            let id: ManagedObjectID
+            switch target {
+            case .inserted(let index): id = permanent[index]
+            case .updated(let index): id = updated[index].id
+            case .existing(let existing): id = existing
+            }
+            return seen.insert(id).inserted ? id : nil
+        }
+    }
+
+    /// Whether the store may hold `values`: false only when its answer for all at once says not.
+    private func mayBeHeld(_ known: Set<String>?, _ constraint: UniquenessConstraint, _ values: [StoredValue]) -> Bool {
+        guard let known, let attribute = constraint.properties.first as? AttributeDescription,
+              let text = try? SQLiteValueMapping.sqlValue(values[0], for: attribute).description else { return true }
+        return known.contains(text)
+    }
+
+    private func isToMany(_ slot: Int, _ entity: EntityDescription) -> Bool {
+        (entity.properties[slot] as? RelationshipDescription)?.isToMany ?? false
+    }
+}
