@@ -94,6 +94,7 @@ extension ManagedObjectContext {
     public func delete(_ object: ManagedObject) {
         guard object.managedObjectContext === self, !object.deletedFlag else { return }
         if object.faultFlag { fireFault(object) }
+        object.prepareForDeletion()
         let wasInserted = object.insertedFlag
         object.deletedFlag = true
         pendingDeleted.insert(object)

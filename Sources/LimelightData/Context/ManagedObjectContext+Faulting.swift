@@ -118,6 +118,7 @@ extension ManagedObjectContext {
             }
             return
         }
+        object.willTurnIntoFault()
         updatedSet.remove(object)
         object.updatedFlag = false
         object.faultFlag = true
@@ -127,6 +128,14 @@ extension ManagedObjectContext {
         object.values = object.entityLayout.emptyValues
         object.committedValues = nil
         object.didTurnIntoFault()
+    }
+
+    /// Refreshes every registered object: unchanged ones become faults that read the store
+    /// again when touched, changed ones reload their saved values with their changes on top.
+    public func refreshAllObjects() {
+        for object in registry.allObjects where !object.faultFlag {
+            refresh(object, mergeChanges: object.hasChanges)
+        }
     }
 
     /// Evaluates a fetched property against the store, with `$FETCH_SOURCE` bound to `object`.

@@ -50,14 +50,15 @@ extension ManagedObjectContext {
                 let whole = pending || stores.count > 1 || !store.evaluatesPredicates
                 // Each row becomes an object as it is read, while it is still in the cache.
                 let storeFetch = whole ? StoreFetch(request: request.withoutPaging(keepPredicate: store.evaluatesPredicates), entity: entity) : fetch
+                let asFault = request.returnsObjectsAsFaults, refreshing = request.shouldRefreshRefetchedObjects
                 if let ancestors {
                     try store.fetchRows(storeFetch) { row in
                         guard let row = ancestors.adjusted(row) else { return }
-                        objects.append(register(row: row, asFault: request.returnsObjectsAsFaults))
+                        objects.append(register(row: row, asFault: asFault, refreshing: refreshing))
                     }
                 } else {
                     // Without ancestors, each row goes straight in: no copy of it is made.
-                    try store.fetchRows(storeFetch) { row in objects.append(register(row: row, asFault: request.returnsObjectsAsFaults)) }
+                    try store.fetchRows(storeFetch) { row in objects.append(register(row: row, asFault: asFault, refreshing: refreshing)) }
                 }
             }
         }

@@ -162,15 +162,17 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     /// Makes a store row a registered object, keeping local changes of an already registered one.
+    /// With `refreshing` (a request's `shouldRefreshRefetchedObjects`), a loaded object takes the
+    /// row's values too, its unsaved changes kept on top.
     @discardableResult
-    func register(row: StoreRow, asFault: Bool = false) -> ManagedObject {
+    func register(row: StoreRow, asFault: Bool = false, refreshing: Bool = false) -> ManagedObject {
         let object = object(with: row.id)
-        take(row, into: object, asFault: asFault)
+        take(row, into: object, asFault: asFault, refreshing: refreshing)
         return object
     }
 
-    /// `register(row:asFault:)` for the object registered under the row's ID, already at hand.
-    func take(_ row: StoreRow, into object: ManagedObject, asFault: Bool = false) {
+    /// `register(row:asFault:refreshing:)` for the object registered under the row's ID, already at hand.
+    func take(_ row: StoreRow, into object: ManagedObject, asFault: Bool = false, refreshing: Bool = false) {
         if object.faultFlag && asFault {
             object.cachedRow = row
         } else if object.faultFlag {
@@ -181,6 +183,17 @@ public final class ManagedObjectContext: @unchecked Sendable {
             object.faultFlag = false
             object.awakeFromFetch()
         } else if !object.hasChanges {
+            if refreshing {
+                object.values = row.values
+                object.fetchedResults = [:]
+            }
+            object.committedValues = row.values
+            object.storeVersion = row.version
+        } else if refreshing {
+            let committed = object.committedValues
+            for slot in object.values.indices where slot < row.values.count {
+                if committed.map({ StoredValue.same($0[slot], object.values[slot]) }) ?? false { object.values[slot] = row.values[slot] }
+            }
             object.committedValues = row.values
             object.storeVersion = row.version
         }

@@ -95,6 +95,26 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         return result
     }
 
+    /// Whether any stored value differs from the last saved one. Unlike `hasChanges`, setting
+    /// a value back to what was saved leaves this false.
+    public var hasPersistentChangedValues: Bool {
+        if insertedFlag || deletedFlag { return true }
+        return !changedValues().isEmpty
+    }
+
+    /// Whether the relationship has not been loaded: a to-many whose members were not read yet,
+    /// or a to-one whose object is not in memory (or is a fault). False for other names.
+    public func hasFault(forRelationshipNamed name: String) -> Bool {
+        guard let index = entityLayout.keys.index(of: name), let relationship = entity.properties[index] as? RelationshipDescription else { return false }
+        if faultFlag { return true }
+        if relationship.isToMany {
+            if case .toMany(.loaded) = values[index] { return false }
+            return true
+        }
+        guard let id = values[index].objectID else { return false }
+        return managedObjectContext?.registeredObject(for: id)?.isFault ?? true
+    }
+
     /// The values as last saved, for the given keys (all stored properties for `nil`).
     public func committedValues(forKeys keys: [String]?) -> [String: Any?] {
         if faultFlag { managedObjectContext?.fireFault(self) }
@@ -118,6 +138,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     open func willSave() {}
     /// Called after a save that included the object.
     open func didSave() {}
+    /// Called when the object is about to be deleted, before its delete rules run: let go of
+    /// what the object owns outside the store (a file it names) here.
+    open func prepareForDeletion() {}
+    /// Called before the object is turned back into a fault, while its values are still there.
+    open func willTurnIntoFault() {}
     /// Called when the object is turned back into a fault and its values are dropped.
     open func didTurnIntoFault() {}
     /// Checks a single value at save; throw a `ValidationError` to refuse it.

@@ -46,6 +46,9 @@ public final class FetchRequest: @unchecked Sendable {
     public var returnsObjectsAsFaults = true
     /// `false` reads only the objects' IDs; the objects come back as faults that load when touched.
     public var includesPropertyValues = true
+    /// Whether objects already loaded in the context take the values just read (their unsaved
+    /// changes kept on top); by default they keep the values they have.
+    public var shouldRefreshRefetchedObjects = false
     /// Relationship key paths (`"author"`, `"books.author"`) whose objects are loaded with the
     /// fetch, one query per relationship instead of one per object.
     public var relationshipKeyPathsForPrefetching: [String] = []
