@@ -201,6 +201,37 @@ import Testing
         #expect(try Self.savedNames(folder) == ["Augusta", "Grace"])
     }
 
+    @Test func childrenOnManyThreadsSaveIntoOneParent() throws {
+        let folder = try TemporaryFolder()
+        let (root, _) = try Self.root(folder)
+        let children = (0..<4).map { _ in Self.child(of: root) }
+        for child in children { child.automaticallyMergesChangesFromParent = true }
+        DispatchQueue.concurrentPerform(iterations: children.count) { number in
+            let child = children[number]
+            child.performAndWait {
+                for round in 0..<5 {
+                    for index in 0..<10 {
+                        let person = try? child.insertNewObject(forEntityName: "Person")
+                        person?.setValue("child \(number) round \(round) person \(index)", forKey: "firstName")
+                    }
+                    // Each save reads the parent's state and writes into it while the others do.
+                    _ = try? child.count(for: FetchRequest(entityName: "Person"))
+                    try? child.save()
+                }
+            }
+        }
+        try root.performAndWait {
+            #expect(root.insertedObjects.count == 200)
+            try root.save()
+        }
+        #expect(try Self.savedNames(folder).count == 202)
+        // Every child has heard of every save (merges run on their queues in order).
+        for child in children {
+            let count = try child.performAndWait { try child.count(for: FetchRequest(entityName: "Person")) }
+            #expect(count == 202)
+        }
+    }
+
     @Test func threeLevelsSaveOneLevelAtATime() throws {
         let folder = try TemporaryFolder()
         let (root, ids) = try Self.root(folder)
