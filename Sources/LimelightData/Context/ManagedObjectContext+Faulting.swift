@@ -68,11 +68,16 @@ extension ManagedObjectContext {
         // A failure leaves the objects faults; each then fires in the usual batches and reports.
         try? coordinator.withStores {
             try coordinator.store(for: source.owner).relatedRows(of: source.owner, relationship: source.relationship) { row in
-                // In a child, the ancestors' unsaved values stand for the store's.
-                guard let row = ancestors.map({ $0.adjusted(row) }) ?? row else { return }
                 guard let other = registry.object(for: row.id), other.faultFlag, other.faultSiblings === siblings else { return }
                 other.faultSiblings = nil
-                take(row, into: other)
+                // In a child, the ancestors' unsaved values stand for the store's. Checked here,
+                // after the cheap tests, so a root context's rows are never copied for it.
+                if let ancestors {
+                    guard let adjusted = ancestors.adjusted(row) else { return }
+                    take(adjusted, into: other)
+                } else {
+                    take(row, into: other)
+                }
             }
         }
     }

@@ -69,8 +69,12 @@ extension ManagedObjectContext {
             let ancestors = parent == nil ? nil : changesFromParent(.objects(answer.rows.map(\.id)))
             for row in answer.rows {
                 // In a child, the ancestors' unsaved values stand for the store's.
-                guard let row = ancestors.map({ $0.adjusted(row) }) ?? row else { continue }
-                objects[row.id] = register(row: row, asFault: asFaults)
+                if let ancestors {
+                    guard let adjusted = ancestors.adjusted(row) else { continue }
+                    objects[row.id] = register(row: adjusted, asFault: asFaults)
+                } else {
+                    objects[row.id] = register(row: row, asFault: asFaults)
+                }
             }
             for owner in group {
                 guard let index = owner.entity.index(of: relationship.name), let ids = answer.related[owner.objectID] else { continue }
