@@ -232,6 +232,30 @@ import Testing
         }
     }
 
+    @Test func aChildsObjectWithAPermanentIDKeepsItThroughBothSaves() throws {
+        let folder = try TemporaryFolder()
+        let (root, _) = try Self.root(folder)
+        let child = Self.child(of: root)
+        let id = try child.performAndWait { () throws -> ManagedObjectID in
+            let hedy = try child.insertNewObject(forEntityName: "Person")
+            hedy.setValue("Hedy", forKey: "firstName")
+            try child.obtainPermanentIDs(for: [hedy])
+            #expect(!hedy.objectID.isTemporaryID)
+            try child.save()
+            return hedy.objectID
+        }
+        try root.performAndWait {
+            #expect(root.registeredObject(for: id)?.isInserted == true)
+            try root.save()
+        }
+        let reader = try PhotoModel.stack(at: folder.file("photos.sqlite"))
+        let name = try reader.performAndWait { () throws -> String? in
+            let translated = try #require(reader.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: id.uriRepresentation()))
+            return try reader.existingObject(with: translated).value(forKey: "firstName") as? String
+        }
+        #expect(name == "Hedy")
+    }
+
     @Test func threeLevelsSaveOneLevelAtATime() throws {
         let folder = try TemporaryFolder()
         let (root, ids) = try Self.root(folder)
