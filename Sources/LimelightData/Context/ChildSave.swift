@@ -19,12 +19,7 @@ extension ManagedObjectContext {
         let updated = updatedSet.filter { !$0.faultFlag }
         var save = ChildSave()
         save.inserted = inserted.map { ($0.objectID, $0.values) }
-        save.updated = updated.map { object in
-            let changed = object.committedValues.map { committed in
-                object.values.indices.filter { !StoredValue.same(committed[$0], object.values[$0]) }
-            } ?? Array(object.values.indices)
-            return (object.objectID, object.values, changed)
-        }
+        save.updated = updated.map { ($0.objectID, $0.values, Self.changedSlots(of: $0)) }
         save.deleted = deleted.map(\.objectID)
         parent.performAndWait { parent.takeChildSave(save, from: self) }
 

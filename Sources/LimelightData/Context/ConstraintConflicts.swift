@@ -13,7 +13,7 @@ extension ManagedObjectContext {
     /// Relationships to an object that went now point at the one that stayed. A changed saved
     /// object taking another's values is always an error.
     func settleConstraintConflicts(_ coordinator: PersistentStoreCoordinator) throws {
-        guard coordinator.managedObjectModel.entities.contains(where: { !$0.uniquenessConstraints.isEmpty }) else { return }
+        guard coordinator.managedObjectModel.hasUniquenessConstraints else { return }
         var constraintsByEntity: [ObjectIdentifier: [UniquenessConstraint]] = [:]
         func constraints(_ entity: EntityDescription) -> [UniquenessConstraint] {
             if let known = constraintsByEntity[ObjectIdentifier(entity)] { return known }

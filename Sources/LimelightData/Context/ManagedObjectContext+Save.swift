@@ -105,7 +105,7 @@ extension ManagedObjectContext {
 
     /// An update's slots whose value differs from the last saved one; every slot when nothing was
     /// saved yet. (An insert writes every slot and needs none.)
-    private static func changedSlots(of object: ManagedObject) -> [Int] {
+    static func changedSlots(of object: ManagedObject) -> [Int] {
         guard let committed = object.committedValues else { return Array(object.values.indices) }
         return object.values.indices.filter { !StoredValue.same(committed[$0], object.values[$0]) }
     }

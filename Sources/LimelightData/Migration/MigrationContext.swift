@@ -14,7 +14,7 @@ struct MigrationContext {
 
     /// `Z_ENT` values of an entity and its sub-entities, for `IN (…)`.
     func numbers(_ entity: EntityDescription, in schema: SQLiteSchema) -> String {
-        entity.selfAndDescendants.map { String(schema.number(of: $0)) }.joined(separator: ", ")
+        schema.numberList(of: entity)
     }
 
     /// Copies the rows of exactly `entity` (not its sub-entities) from its source entity's table:

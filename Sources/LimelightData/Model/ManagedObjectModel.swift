@@ -45,6 +45,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
 
     /// Whether any entity has a relationship, i.e. whether objects can hold other objects' IDs.
     var hasRelationships: Bool { entities.contains { !$0.relationshipIndices.isEmpty } }
+    var hasUniquenessConstraints: Bool { entities.contains { !$0.uniquenessConstraints.isEmpty } }
 
     /// Entities in the named configuration; all entities for `nil` or `"Default"`.
     public func entities(forConfiguration name: String?) -> [EntityDescription] {

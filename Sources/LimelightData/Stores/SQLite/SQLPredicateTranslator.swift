@@ -136,7 +136,7 @@ struct SQLPredicateTranslator {
         let alias = newAlias()
         var filter = ""
         if destination !== destination.rootEntity {
-            filter = " AND \(alias).Z_ENT IN (\(destination.selfAndDescendants.map { String(schema.number(of: $0)) }.joined(separator: ", ")))"
+            filter = " AND \(alias).Z_ENT IN (\(schema.numberList(of: destination)))"
         }
         if let join = schema.joinTable(for: relationship) {
             let joinAlias = newAlias()

@@ -15,6 +15,7 @@ final class SQLiteHistoryRecorder: SQLiteSaveParticipant {
     }
 
     private var plans: [ObjectIdentifier: Plan] = [:]
+    private var insertSQLByTombstones: [Int: String] = [:]
     /// The names a transaction records besides its author and context: the program and process.
     private let bundleID = ProcessInfo.processInfo.processName
     private let processID = String(ProcessInfo.processInfo.processIdentifier)
@@ -64,13 +65,10 @@ final class SQLiteHistoryRecorder: SQLiteSaveParticipant {
         func record(_ type: Int64, _ id: ManagedObjectID, columns: SQLiteValue = .null, tombstones: [SQLiteValue] = []) throws {
             guard let primaryKey = id.primaryKey else { return }
             key += 1
-            let tombstoneColumns = tombstones.indices.map { ", ZTOMBSTONE\($0)" }.joined()
-            let marks = String(repeating: ", ?", count: tombstones.count)
-            _ = try db.run("""
-                INSERT INTO \(SQLiteHistoryLayout.changeTable) (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstoneColumns))
-                VALUES (?, \(SQLiteHistoryLayout.changeNumber), ?, ?, ?, ?, ?\(marks))
-                """, [.integer(key), .integer(type), .integer(Int64(store.schema.number(of: id.entity))), .integer(primaryKey),
-                      .integer(transaction), columns] + tombstones)
+            _ = try db.run(insertSQL(tombstones: tombstones.count), [
+                .integer(key), .integer(type), .integer(Int64(store.schema.number(of: id.entity))), .integer(primaryKey),
+                .integer(transaction), columns,
+            ] + tombstones)
         }
         for id in insertedIDs { try record(0, id) }
         for snapshot in changes.updated {
@@ -88,6 +86,17 @@ final class SQLiteHistoryRecorder: SQLiteSaveParticipant {
             try record(2, snapshot.id, tombstones: kept)
         }
         _ = try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(key), .integer(SQLiteHistoryLayout.changeNumber)])
+    }
+
+    /// The text of the change row's INSERT with `tombstones` kept values, made once per count: a
+    /// save writes one row per object.
+    private func insertSQL(tombstones: Int) -> String {
+        if let known = insertSQLByTombstones[tombstones] { return known }
+        let columns = (0..<tombstones).map { ", ZTOMBSTONE\($0)" }.joined()
+        let sql = "INSERT INTO \(SQLiteHistoryLayout.changeTable) (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(columns)) "
+            + "VALUES (?, \(SQLiteHistoryLayout.changeNumber), ?, ?, ?, ?, ?\(String(repeating: ", ?", count: tombstones)))"
+        insertSQLByTombstones[tombstones] = sql
+        return sql
     }
 
     func didCommit(store: SQLiteStore) {}

@@ -54,6 +54,11 @@ struct SQLiteSchema {
 
     func number(of entity: EntityDescription) -> Int { entityNumbers[ObjectIdentifier(entity)] ?? entity.entityNumber }
 
+    /// `Z_ENT` values of an entity and its subentities, for `Z_ENT IN (…)`.
+    func numberList(of entity: EntityDescription) -> String {
+        entity.selfAndDescendants.map { String(number(of: $0)) }.joined(separator: ", ")
+    }
+
     func table(for entity: EntityDescription) -> Table? { tables[entity.rootIdentity] }
 
     static func isStoredInRow(_ property: PropertyDescription) -> Bool {

@@ -331,7 +331,7 @@ extension SQLiteStore {
                 return nil
             }
         }
-        let numbers = entity.selfAndDescendants.map { String(schema.number(of: $0)) }.joined(separator: ", ")
+        let numbers = schema.numberList(of: entity)
         var found: ManagedObjectID?
         try db().query("SELECT Z_PK, Z_ENT FROM \(table.name) WHERE Z_ENT IN (\(numbers)) AND \(conditions.joined(separator: " AND ")) LIMIT 1",
                        bound, cached: false) { row in
@@ -346,7 +346,7 @@ extension SQLiteStore {
     func sqliteHeldValues(of entity: EntityDescription, attribute: AttributeDescription, among values: [StoredValue]) throws -> Set<String>? {
         guard let table = schema.table(for: entity) else { return nil }
         let bound = try values.map { try SQLiteValueMapping.sqlValue($0, for: attribute) }
-        let numbers = entity.selfAndDescendants.map { String(schema.number(of: $0)) }.joined(separator: ", ")
+        let numbers = schema.numberList(of: entity)
         let column = schema.column(for: attribute)
         var held: Set<String> = []
         for start in stride(from: 0, to: bound.count, by: 500) {

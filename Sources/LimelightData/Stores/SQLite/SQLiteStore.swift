@@ -62,7 +62,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
             } else {
                 try open(connection)
             }
-            if !isReadOnly, try keepsHistory(connection) { saveParticipants.append(SQLiteHistoryRecorder()) }
+            if !isReadOnly, try keepsHistory() { saveParticipants.append(SQLiteHistoryRecorder()) }
             try SQLiteFunctions.register(on: connection)
             try SQLiteAggregateFunctions.register(on: connection)
             try CoreDataTriggerFunctions.register(on: connection)
@@ -76,9 +76,8 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     }
 
     /// Whether saves record persistent history: when asked to, or when the store already has it.
-    private func keepsHistory(_ connection: SQLiteConnection) throws -> Bool {
-        if options[StoreOption.persistentHistoryTracking] as? Bool == true { return true }
-        return try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = ?", [.text(SQLiteHistoryLayout.transactionTable)]) ?? 0 > 0
+    private func keepsHistory() throws -> Bool {
+        try options[StoreOption.persistentHistoryTracking] as? Bool == true || hasHistory()
     }
 
     /// The participant writing persistent history, when the store keeps it.
