@@ -12,16 +12,19 @@ extension Limelight {
                 Each transaction prints its number, time, author, context and program, then one line per changed \
                 object: its URI, for an update the properties written, for a delete the values kept after deletion. \
                 --after N prints the transactions after number N, as a reader that stopped at N would catch up; \
-                --delete-before N deletes the transactions before N.
+                --where keeps the transactions a predicate matches; --delete-before N deletes the transactions before N.
 
                 Examples:
                   limelight history Cookbook.sqlite
                   limelight history Cookbook.sqlite --after 41 --json
+                  limelight history Cookbook.sqlite --where "author != 'sync'"
                 """)
         @Argument(help: "The SQLite store.") var store: String
         @Option(help: "The model (as for fetch); default: the copy in the store's records folder, else the model the store keeps of itself.")
         var model: String?
         @Option(help: "Only the transactions after this number.") var after: Int64?
+        @Option(name: .customLong("where"), help: "A predicate on the transactions: author, contextName, bundleID, processID, timestamp, transactionNumber.")
+        var predicate: String?
         @Option(name: .customLong("delete-before"), help: "Delete the transactions before this number instead of printing.")
         var deleteBefore: Int64?
         @Flag(help: "Print JSON, one transaction per line.") var json = false
@@ -35,6 +38,7 @@ extension Limelight {
                 request.resultType = .count
             } else {
                 request = .fetchHistory(after: after.map { PersistentHistoryToken(transactionNumbers: [storeID: $0]) })
+                request.transactionPredicate = try predicate.map { try QueryPredicate(format: $0) }
             }
             let result = try opened.context.performAndWait { try opened.context.execute(request) }
             switch result {

@@ -57,6 +57,15 @@ import LimelightData
         #expect(left.hasPrefix("#3  ") && !left.contains("#1  "))
     }
 
+    @Test func aPredicateKeepsTheTransactionsItMatches() throws {
+        let kept = try harness.run("limelight", ["history", store.path, "--where", "transactionNumber >= 2 AND author == 'importer'"]).stdout
+        #expect(kept.hasPrefix("#2  ") && kept.contains("#3  ") && !kept.contains("#1  "))
+        let none = try harness.run("limelight", ["history", store.path, "--where", "author == 'someone else'"]).stdout
+        #expect(none.isEmpty)
+        let bad = try harness.run("limelight", ["history", store.path, "--where", "author =="], allowFailure: true)
+        #expect(bad.status != 0 && !bad.stderr.isEmpty)
+    }
+
     @Test func aStoreWithoutHistorySaysSo() throws {
         let plain = harness.home.appendingPathComponent("Plain.sqlite")
         let model = ManagedObjectModel(entities: [EntityDescription(name: "Note", properties: [AttributeDescription(name: "title", type: .string)])])

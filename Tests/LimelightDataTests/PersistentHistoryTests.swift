@@ -118,6 +118,38 @@ import CSQLite
         }
     }
 
+    @Test func predicatesKeepTheTransactionsAndChangesAReaderWants() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("people.sqlite")
+        let context = try Self.context(url)
+        let other = try Self.context(url)
+        other.transactionAuthor = "app"
+        try context.performAndWait {
+            try context.insertNewObject(forEntityName: "Person").setValue("Ada", forKey: "firstName")
+            try context.insertNewObject(forEntityName: "Photo").setValue("Engine", forKey: "name")
+            try context.save()
+        }
+        try other.performAndWait {
+            try other.insertNewObject(forEntityName: "Person").setValue("Grace", forKey: "firstName")
+            try other.save()
+        }
+        try context.performAndWait {
+            // A program skips its own transactions.
+            let notMine = PersistentHistoryChangeRequest.fetchHistory(after: nil as PersistentHistoryToken?)
+            notMine.transactionPredicate = try QueryPredicate(format: "author != %@", "importer")
+            guard case .transactions(let theirs) = try context.execute(notMine) else { Issue.record("no transactions"); return }
+            #expect(theirs.map(\.author) == ["app"])
+            // Only the photos' changes, and the transactions that have some.
+            let photos = PersistentHistoryChangeRequest.fetchHistory(after: nil as PersistentHistoryToken?)
+            photos.changePredicate = try QueryPredicate(format: "entityName == 'Photo' AND changeType == 0")
+            guard case .transactions(let withPhotos) = try context.execute(photos) else { Issue.record("no transactions"); return }
+            #expect(withPhotos.map(\.transactionNumber) == [1])
+            #expect(withPhotos.first?.changes?.map(\.changedObjectID.entity.name) == ["Photo"])
+            photos.resultType = .count
+            #expect(try { if case .count(let count) = try context.execute(photos) { return count } else { return -1 } }() == 1)
+        }
+    }
+
     @Test func batchRequestsAreRecordedToo() throws {
         let folder = try TemporaryFolder()
         let context = try Self.context(folder.file("people.sqlite"))

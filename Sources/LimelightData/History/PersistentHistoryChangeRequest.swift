@@ -31,6 +31,13 @@ public final class PersistentHistoryChangeRequest: @unchecked Sendable {
     public var resultType: ResultType
     /// The stores to read; every store of the coordinator that keeps history when empty.
     public var affectedStores: [PersistentStore] = []
+    /// Keeps the transactions it matches, as Core Data's history request with a fetch request
+    /// on transactions does. Its keys: `author`, `contextName`, `bundleID`, `processID`,
+    /// `timestamp`, `transactionNumber`, `storeID` (`author != 'importer'` skips a program's own).
+    public var transactionPredicate: QueryPredicate?
+    /// Keeps the changes it matches, and the transactions left with any. Its keys: `changeType`
+    /// (0 insert, 1 update, 2 delete), `entityName`, `changedObjectID`, `changeID`.
+    public var changePredicate: QueryPredicate?
 
     private init(_ bound: Bound) {
         self.bound = bound
@@ -76,7 +83,10 @@ extension ManagedObjectContext {
                 return request.resultType == .count ? .count(deleted) : .status(true)
             }
             let withChanges = request.resultType == .changesOnly || request.resultType == .transactionsAndChanges
-            let transactions = try stores.flatMap { try $0.historyTransactions(request.bound, includingChanges: withChanges) }
+            let transactions = try stores.flatMap { store in
+                try request.filter(store.historyTransactions(request.bound, includingChanges: withChanges || request.changePredicate != nil),
+                                   keepingChanges: withChanges)
+            }
             switch request.resultType {
             case .statusOnly: return .status(true)
             case .count: return .count(transactions.count)
@@ -84,6 +94,47 @@ extension ManagedObjectContext {
             case .transactionsOnly, .transactionsAndChanges: return .transactions(transactions)
             }
         }
+    }
+}
+
+extension PersistentHistoryChangeRequest {
+    /// The transactions the predicates keep, with the changes they keep (none when the result
+    /// asks for no changes).
+    func filter(_ transactions: [PersistentHistoryTransaction], keepingChanges: Bool) throws -> [PersistentHistoryTransaction] {
+        guard transactionPredicate != nil || changePredicate != nil else { return transactions }
+        var kept: [PersistentHistoryTransaction] = []
+        for transaction in transactions {
+            if let transactionPredicate, try !transactionPredicate.evaluate(with: transaction.predicateValues) { continue }
+            var changes = transaction.changes
+            if let changePredicate {
+                changes = try (changes ?? []).filter { try changePredicate.evaluate(with: $0.predicateValues) }
+                if changes?.isEmpty ?? true { continue }
+            }
+            kept.append(transaction.with(changes: keepingChanges ? changes : nil))
+        }
+        return kept
+    }
+}
+
+extension PersistentHistoryTransaction {
+    var predicateValues: [String: Any] {
+        var values: [String: Any] = ["timestamp": timestamp, "transactionNumber": transactionNumber, "storeID": storeID]
+        values["author"] = author
+        values["contextName"] = contextName
+        values["bundleID"] = bundleID
+        values["processID"] = processID
+        return values
+    }
+
+    func with(changes: [PersistentHistoryChange]?) -> PersistentHistoryTransaction {
+        PersistentHistoryTransaction(transactionNumber: transactionNumber, timestamp: timestamp, storeID: storeID, author: author,
+                                     contextName: contextName, bundleID: bundleID, processID: processID, changes: changes)
+    }
+}
+
+extension PersistentHistoryChange {
+    var predicateValues: [String: Any] {
+        ["changeType": changeType.rawValue, "entityName": changedObjectID.entity.name, "changedObjectID": changedObjectID, "changeID": changeID]
     }
 }
 
