@@ -99,11 +99,7 @@ extension ManagedObjectContext {
         let retired = retiredIDs
         for child in mergingChildren.compactMap(\.context) where child !== source {
             child.queue.async {
-                let seen = child.retiredIDsSeen
-                if seen < retired.count {
-                    child.retiredIDsSeen = retired.count
-                    child.adoptPermanentIDs(Array(retired[seen...]))
-                }
+                child.catchUp(Array(retired.dropFirst(child.retiredIDsSeen)), through: retired.count)
                 child.merge(saved)
             }
         }

@@ -19,10 +19,12 @@ extension ManagedObjectContext {
 
     /// `fetch(_:)` whatever the request's result type says.
     func fetchObjects(_ request: FetchRequest) throws -> [ManagedObject] {
+        try fetchObjects(request, ancestors: ancestorChanges(for: try resolve(request).0, request))
+    }
+
+    /// `fetchObjects(_:)` with the ancestors' changes already asked for (`nil` in a root context).
+    func fetchObjects(_ request: FetchRequest, ancestors: AncestorChanges?) throws -> [ManagedObject] {
         let (entity, coordinator) = try resolve(request)
-        // In a child, the ancestors' unsaved changes are part of what it reads, whatever the
-        // request says about the child's own.
-        let ancestors = parent == nil ? nil : changesFromParent(.entity(entity, includesSubentities: request.includesSubentities))
         let pending = request.includesPendingChanges && hasPendingChanges(for: entity, request: request) || ancestors?.isEmpty == false
         let stores = coordinator.stores(for: request)
         let fetch = StoreFetch(request: request, entity: entity)
@@ -80,9 +82,10 @@ extension ManagedObjectContext {
     /// How many objects match, counted in the store unless unsaved changes take part.
     public func count(for request: FetchRequest) throws -> Int {
         let (entity, coordinator) = try resolve(request)
-        if request.includesPendingChanges && hasPendingChanges(for: entity, request: request) || ancestorsChange(entity, request)
+        let ancestors = ancestorChanges(for: entity, request)
+        if request.includesPendingChanges && hasPendingChanges(for: entity, request: request) || ancestors?.isEmpty == false
             || coordinator.stores(for: request).contains(where: { !$0.evaluatesPredicates }) {
-            return try fetchObjects(request).count
+            return try fetchObjects(request, ancestors: ancestors).count
         }
         return try coordinator.withStores {
             try coordinator.stores(for: request).reduce(0) { $0 + (try $1.fetchCount(StoreFetch(request: request, entity: entity))) }
@@ -104,9 +107,10 @@ extension ManagedObjectContext {
         return insertedSet.contains(where: affected) || updatedSet.contains(where: affected) || deletedSet.contains(where: affected)
     }
 
-    /// Whether a child's ancestors hold unsaved changes to what `request` fetches.
-    func ancestorsChange(_ entity: EntityDescription, _ request: FetchRequest) -> Bool {
-        parent != nil && !changesFromParent(.entity(entity, includesSubentities: request.includesSubentities)).isEmpty
+    /// In a child, its ancestors' unsaved changes to what `request` fetches: part of what it
+    /// reads, whatever the request says about the child's own. `nil` in a root context.
+    func ancestorChanges(for entity: EntityDescription, _ request: FetchRequest) -> AncestorChanges? {
+        parent == nil ? nil : changesFromParent(.entity(entity, includesSubentities: request.includesSubentities))
     }
 
     /// The fetched objects with the unsaved changes of this context, and of its ancestors (their
@@ -126,6 +130,8 @@ extension ManagedObjectContext {
         }
         // Objects new or changed above that the store did not give: in the ancestors, they match.
         for row in changedAbove.values where request.includesSubentities ? row.id.entity.isKind(of: entity) : row.id.entity === entity {
+            // The store gave most of them: those are registered and checked already.
+            if let known = registry.object(for: row.id), seen.contains(ObjectIdentifier(known)) { continue }
             let object = register(row: row, asFault: request.returnsObjectsAsFaults)
             guard !object.deletedFlag, !seen.contains(ObjectIdentifier(object)), try matches(object) else { continue }
             seen.insert(ObjectIdentifier(object))

@@ -30,9 +30,10 @@ extension ManagedObjectContext {
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ManagedObjectID] {
         let (entity, coordinator) = try resolve(request)
         let stores = coordinator.stores(for: request)
-        let pending = request.includesPendingChanges && hasPendingChanges(for: entity, request: request) || ancestorsChange(entity, request)
+        let ancestors = ancestorChanges(for: entity, request)
+        let pending = request.includesPendingChanges && hasPendingChanges(for: entity, request: request) || ancestors?.isEmpty == false
         guard !pending, stores.count == 1, let store = stores.first, store.evaluatesPredicates else {
-            return try fetchObjects(request).map(\.objectID)
+            return try fetchObjects(request, ancestors: ancestors).map(\.objectID)
         }
         return try coordinator.withStores { try store.fetchIDs(StoreFetch(request: request, entity: entity)) }
     }

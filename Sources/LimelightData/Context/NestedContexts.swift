@@ -53,9 +53,15 @@ extension ManagedObjectContext {
         guard let parent else { return AncestorChanges() }
         let seen = retiredIDsSeen
         let changes = parent.performAndWait { parent.unsavedChanges(scope, retiredSince: seen) }
-        retiredIDsSeen = changes.retiredCount
-        if !changes.retired.isEmpty { adoptPermanentIDs(changes.retired) }
+        catchUp(changes.retired, through: changes.retiredCount)
         return changes
+    }
+
+    /// Takes on the permanent IDs the parent gave since this context last looked (`retired`, the
+    /// parent's list from `retiredIDsSeen` up to `count`).
+    func catchUp(_ retired: [(temporary: ManagedObjectID, permanent: ManagedObjectID)], through count: Int) {
+        retiredIDsSeen = count
+        if !retired.isEmpty { adoptPermanentIDs(retired) }
     }
 
     /// This context's unsaved changes in `scope` on top of its ancestors', for a child. Runs on
