@@ -31,34 +31,31 @@ extension ManagedObjectContext {
                 let key = constraint.key(values)
                 if let first = holders[key] {
                     guard mergePolicy != .error else { throw conflict(constraint, values, [first.objectID, object.objectID]) }
-                    absorb(object, into: first, fillingOnly: true)
+                    absorb(object, into: first, taking: .emptyOnes)
                     mapping[object.objectID] = first.objectID
                 } else {
                     holders[key] = object
                 }
             }
         }
-        // Constraints of one attribute: which values the store holds, asked for all at once.
-        var held: [String: Set<String>] = [:]
+        // For constraints of one attribute, which new objects' values the store may hold, asked
+        // once per constraint for all of them; the others are not looked up one by one.
+        var mayBeHeld: [String: Set<ObjectIdentifier>] = [:]
+        var asked: Set<String> = []
         for object in inserted where object.insertedFlag {
-            for constraint in constraints(object.entity) where constraint.properties.count == 1 {
-                let name = constraint.owner.name + "." + constraint.properties[0].name
-                guard held[name] == nil, let attribute = constraint.properties[0] as? AttributeDescription else { continue }
-                let values = inserted.filter { $0.insertedFlag && $0.entity.isKind(of: constraint.owner) }.compactMap { constraint.values(of: $0)?.first }
-                held[name] = try coordinator.withStores {
-                    try coordinator.store(forNew: object.entity).heldValues(of: constraint.owner, attribute: attribute, among: values)
+            for constraint in constraints(object.entity) where asked.insert(constraint.identity).inserted {
+                let candidates = inserted.compactMap { other in
+                    other.insertedFlag && other.entity.isKind(of: constraint.owner) ? constraint.values(of: other).map { (other, $0) } : nil
                 }
+                let store = try coordinator.withStores { try coordinator.store(forNew: object.entity) }
+                guard let held = try coordinator.withStores({ try constraint.possiblyHeld(candidates.map(\.1), in: store) }) else { continue }
+                mayBeHeld[constraint.identity] = Set(held.map { ObjectIdentifier(candidates[$0].0) })
             }
-        }
-        func mayBeHeld(_ constraint: UniquenessConstraint, _ values: [StoredValue]) -> Bool {
-            guard constraint.properties.count == 1, let attribute = constraint.properties[0] as? AttributeDescription,
-                  let known = held[constraint.owner.name + "." + attribute.name],
-                  let text = try? SQLiteValueMapping.sqlValue(values[0], for: attribute).description else { return true }
-            return known.contains(text)
         }
         for object in inserted where object.insertedFlag {
             for constraint in constraints(object.entity) {
-                guard let values = constraint.values(of: object), mayBeHeld(constraint, values),
+                guard let values = constraint.values(of: object),
+                      mayBeHeld[constraint.identity].map({ $0.contains(ObjectIdentifier(object)) }) ?? true,
                       let row = try coordinator.withStores({
                           try coordinator.store(forNew: object.entity).row(of: constraint.owner, matching: constraint.properties, values: values)
                       }) else { continue }
@@ -69,8 +66,7 @@ extension ManagedObjectContext {
                 let temporary = object.objectID
                 if let saved {
                     if saved.faultFlag { fireFault(saved) }
-                    absorb(object, into: saved, fillingOnly: mergePolicy == .mergeByPropertyStoreTrump || mergePolicy == .rollback,
-                           keepingAll: mergePolicy == .rollback, overwriting: mergePolicy == .overwrite)
+                    absorb(object, into: saved, taking: ValueTaking(mergePolicy))
                 } else {
                     try become(object, row: row, coordinator: coordinator)
                 }
@@ -97,11 +93,39 @@ extension ManagedObjectContext {
                             values: values.map { "\($0.value ?? "nil")" }, objects: ids)
     }
 
-    /// `object` leaves the context for `survivor`, whose values it fills (only its empty ones
-    /// with `fillingOnly`, none with `keepingAll`, all it has with `overwriting`, else the ones
-    /// it has); to-many members of both stay.
-    private func absorb(_ object: ManagedObject, into survivor: ManagedObject, fillingOnly: Bool,
-                        keepingAll: Bool = false, overwriting: Bool = false) {
+    /// Which of a departing object's values the object that stays takes.
+    private enum ValueTaking {
+        /// All of them, empty ones too (`.overwrite`).
+        case all
+        /// Those it has (`.mergeByPropertyObjectTrump`).
+        case given
+        /// Those it has where the other has none (`.mergeByPropertyStoreTrump`, two new objects).
+        case emptyOnes
+        /// None (`.rollback`).
+        case none
+
+        init(_ policy: MergePolicy) {
+            switch policy {
+            case .overwrite: self = .all
+            case .mergeByPropertyObjectTrump: self = .given
+            case .mergeByPropertyStoreTrump, .error: self = .emptyOnes
+            case .rollback: self = .none
+            }
+        }
+
+        func takes(_ value: StoredValue, over current: StoredValue) -> Bool {
+            switch self {
+            case .all: return true
+            case .given: return !value.isNull
+            case .emptyOnes: return !value.isNull && current.isNull
+            case .none: return false
+            }
+        }
+    }
+
+    /// `object` leaves the context for `survivor`, which takes its values as `taking` says;
+    /// to-many members of both stay.
+    private func absorb(_ object: ManagedObject, into survivor: ManagedObject, taking: ValueTaking) {
         for index in object.values.indices where index < survivor.values.count {
             let mine = object.values[index]
             if case .toMany(.loaded(let added)) = mine {
@@ -111,8 +135,7 @@ extension ManagedObjectContext {
                 survivor.values[index] = .toMany(.loaded(ids))
                 continue
             }
-            if keepingAll { continue }
-            if overwriting || (!mine.isNull && (!fillingOnly || survivor.values[index].isNull)) { survivor.values[index] = mine }
+            if taking.takes(mine, over: survivor.values[index]) { survivor.values[index] = mine }
         }
         markUpdated(survivor)
         insertedSet.remove(object)

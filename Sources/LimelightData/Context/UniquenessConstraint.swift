@@ -35,6 +35,17 @@ struct UniquenessConstraint {
         return values
     }
 
+    /// For a constraint of one attribute, the positions of `candidates` (their values of it)
+    /// that a saved object may hold, asked of the store for all at once; `nil` when each must be
+    /// asked on its own (a constraint of several properties, or a store that cannot tell).
+    func possiblyHeld(_ candidates: [[StoredValue]], in store: PersistentStore) throws -> Set<Int>? {
+        guard properties.count == 1, let attribute = properties[0] as? AttributeDescription else { return nil }
+        return try store.heldPositions(of: owner, attribute: attribute, among: candidates.map { $0[0] })
+    }
+
+    /// Names the constraint itself: its entity and properties.
+    var identity: String { owner.name + ":" + properties.map(\.name).joined(separator: ",") }
+
     func key(_ values: [StoredValue]) -> String {
         ([owner.name] + values.map { "\(type(of: $0.value as Any))=\($0.value ?? "")" }).joined(separator: "\u{1F}")
     }

@@ -131,9 +131,9 @@ public class PersistentStore: @unchecked Sendable {
     /// The saved object of `entity`'s inheritance tree whose `properties` hold `values` (a
     /// uniqueness constraint's), if there is one. Stores that do not keep constraints say none.
     func row(of entity: EntityDescription, matching properties: [PropertyDescription], values: [StoredValue]) throws -> StoreRow? { nil }
-    /// Which of `values` saved objects of `entity`'s tree hold in `attribute`, as their text
-    /// (`SQLiteValue.description`); `nil` when the store cannot tell at once (ask `row` each).
-    func heldValues(of entity: EntityDescription, attribute: AttributeDescription, among values: [StoredValue]) throws -> Set<String>? { nil }
+    /// The positions of those `values` that saved objects of `entity`'s tree hold in
+    /// `attribute`; `nil` when the store cannot tell for all at once (ask `row` for each).
+    func heldPositions(of entity: EntityDescription, attribute: AttributeDescription, among values: [StoredValue]) throws -> Set<Int>? { nil }
     /// `rows(for:)`, handing over each row as it is read (see `fetchRows(_:each:)`).
     func rows(for ids: [ManagedObjectID], each body: (StoreRow) throws -> Void) throws {
         for row in try rows(for: ids) { try body(row) }

@@ -18,12 +18,13 @@ extension ManagedObjectContext {
     func upsert(_ snapshots: [ObjectSnapshot], given: [[Int]], entity: EntityDescription,
                 constraints: [UniquenessConstraint], store: PersistentStore) throws -> [ManagedObjectID] {
         let writesValues = mergePolicy == .mergeByPropertyObjectTrump || mergePolicy == .overwrite
-        // Which values the store holds, asked for all dictionaries at once per one-attribute constraint.
-        var held: [Int: Set<String>] = [:]
-        for (number, constraint) in constraints.enumerated() where constraint.properties.count == 1 {
-            guard let attribute = constraint.properties[0] as? AttributeDescription else { continue }
-            let values = snapshots.compactMap { constraint.values(in: $0.values, of: entity)?.first }
-            held[number] = try store.heldValues(of: constraint.owner, attribute: attribute, among: values)
+        // Per constraint of one attribute, which dictionaries' values the store may hold, asked
+        // for all at once; the others are not looked up one by one.
+        var mayBeHeld: [Int: Set<Int>] = [:]
+        for (number, constraint) in constraints.enumerated() {
+            let candidates = snapshots.indices.compactMap { row in constraint.values(in: snapshots[row].values, of: entity).map { (row, $0) } }
+            guard let held = try constraint.possiblyHeld(candidates.map(\.1), in: store) else { continue }
+            mayBeHeld[number] = Set(held.map { candidates[$0].0 })
         }
         var inserted: [ObjectSnapshot] = [], updated: [ObjectSnapshot] = []
         var targets: [UpsertTarget] = []
@@ -47,7 +48,7 @@ extension ManagedObjectContext {
                     fromEarlier = true
                     break
                 }
-                guard mayBeHeld(held[number], constraint, values),
+                guard mayBeHeld[number].map({ $0.contains(row) }) ?? true,
                       let saved = try store.row(of: constraint.owner, matching: constraint.properties, values: values) else { continue }
                 guard mergePolicy != .error else {
                     throw PersistenceError.constraintConflict(entity: constraint.owner.name, properties: constraint.properties.map(\.name),
@@ -95,13 +96,6 @@ extension ManagedObjectContext {
             }
             return seen.insert(id).inserted ? id : nil
         }
-    }
-
-    /// Whether the store may hold `values`: false only when its answer for all at once says not.
-    private func mayBeHeld(_ known: Set<String>?, _ constraint: UniquenessConstraint, _ values: [StoredValue]) -> Bool {
-        guard let known, let attribute = constraint.properties.first as? AttributeDescription,
-              let text = try? SQLiteValueMapping.sqlValue(values[0], for: attribute).description else { return true }
-        return known.contains(text)
     }
 
     private func isToMany(_ slot: Int, _ entity: EntityDescription) -> Bool {

@@ -341,19 +341,25 @@ extension SQLiteStore {
         return try found.flatMap { try sqliteRows(for: [$0]).first }
     }
 
-    /// `heldValues`: one query per few hundred values, so a large save of new objects that
+    /// `heldPositions`: one query per few hundred values, so a large save of new objects that
     /// conflict with nothing costs a handful of queries, not one per object.
-    func sqliteHeldValues(of entity: EntityDescription, attribute: AttributeDescription, among values: [StoredValue]) throws -> Set<String>? {
+    func sqliteHeldPositions(of entity: EntityDescription, attribute: AttributeDescription, among values: [StoredValue]) throws -> Set<Int>? {
         guard let table = schema.table(for: entity) else { return nil }
-        let bound = try values.map { try SQLiteValueMapping.sqlValue($0, for: attribute) }
-        let numbers = schema.numberList(of: entity)
+        // Values are matched as the column holds them.
+        var positions: [String: [Int]] = [:]
+        let bound = try values.enumerated().map { position, value -> SQLiteValue in
+            let column = try SQLiteValueMapping.sqlValue(value, for: attribute)
+            positions[column.description, default: []].append(position)
+            return column
+        }
         let column = schema.column(for: attribute)
-        var held: Set<String> = []
+        var held: Set<Int> = []
         for start in stride(from: 0, to: bound.count, by: 500) {
             let chunk = Array(bound[start..<min(bound.count, start + 500)])
             let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            try db().query("SELECT \(column) FROM \(table.name) WHERE Z_ENT IN (\(numbers)) AND \(column) IN (\(marks))", chunk, cached: false) { row in
-                held.insert(SQLiteValue(statement: row, column: 0).description)
+            try db().query("SELECT \(column) FROM \(table.name) WHERE Z_ENT IN (\(schema.numberList(of: entity))) AND \(column) IN (\(marks))",
+                           chunk, cached: false) { row in
+                held.formUnion(positions[SQLiteValue(statement: row, column: 0).description] ?? [])
             }
         }
         return held

@@ -99,8 +99,8 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     override func row(of entity: EntityDescription, matching properties: [PropertyDescription], values: [StoredValue]) throws -> StoreRow? {
         try sqliteRow(of: entity, matching: properties, values: values)
     }
-    override func heldValues(of entity: EntityDescription, attribute: AttributeDescription, among values: [StoredValue]) throws -> Set<String>? {
-        try sqliteHeldValues(of: entity, attribute: attribute, among: values)
+    override func heldPositions(of entity: EntityDescription, attribute: AttributeDescription, among values: [StoredValue]) throws -> Set<Int>? {
+        try sqliteHeldPositions(of: entity, attribute: attribute, among: values)
     }
     override func rows(for ids: [ManagedObjectID], each body: (StoreRow) throws -> Void) throws { try sqliteRows(for: ids, each: body) }
     override func relatedIDs(of id: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
