@@ -54,14 +54,16 @@ final class SQLiteHistoryRecorder: SQLiteSaveParticipant {
 
     private func record(_ changes: SaveChanges, insertedIDs: [ManagedObjectID], store: SQLiteStore) throws {
         let db = try store.db()
-        let transaction = try nextKey(SQLiteHistoryLayout.transactionNumber, db: db, table: SQLiteHistoryLayout.transactionTable)
+        let transaction = try reserveKeys(1, SQLiteHistoryLayout.transactionNumber, db: db, table: SQLiteHistoryLayout.transactionTable)
         let names = try [changes.origin.author, bundleID, changes.origin.contextName, processID].map { try $0.map { try intern($0, db: db) } ?? .null }
         _ = try db.run("""
             INSERT INTO \(SQLiteHistoryLayout.transactionTable) (Z_PK, Z_ENT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP)
             VALUES (?, \(SQLiteHistoryLayout.transactionNumber), ?, ?, ?, ?, ?)
             """, [.integer(transaction)] + names + [.real(Date().timeIntervalSinceReferenceDate)])
-        var key = try db.scalarInt("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(SQLiteHistoryLayout.changeNumber)]) ?? 0
-        key = max(key, try db.scalarInt("SELECT max(Z_PK) FROM \(SQLiteHistoryLayout.changeTable)") ?? 0)
+        // Keys for at most one change per object; one left unused (an update that wrote nothing
+        // recorded) is a gap, as Core Data's keys may have.
+        let count = insertedIDs.count + changes.updated.count + changes.deleted.count
+        var key = try reserveKeys(count, SQLiteHistoryLayout.changeNumber, db: db, table: SQLiteHistoryLayout.changeTable) - 1
         func record(_ type: Int64, _ id: ManagedObjectID, columns: SQLiteValue = .null, tombstones: [SQLiteValue] = []) throws {
             guard let primaryKey = id.primaryKey else { return }
             key += 1
@@ -85,7 +87,6 @@ final class SQLiteHistoryRecorder: SQLiteSaveParticipant {
             }
             try record(2, snapshot.id, tombstones: kept)
         }
-        _ = try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(key), .integer(SQLiteHistoryLayout.changeNumber)])
     }
 
     /// The text of the change row's INSERT with `tombstones` kept values, made once per count: a
@@ -108,18 +109,18 @@ final class SQLiteHistoryRecorder: SQLiteSaveParticipant {
         if let key = try db.scalarInt("SELECT Z_PK FROM \(SQLiteHistoryLayout.stringTable) WHERE ZNAME = ?", [.text(name)]) {
             return .integer(key)
         }
-        let key = try nextKey(SQLiteHistoryLayout.stringNumber, db: db, table: SQLiteHistoryLayout.stringTable)
+        let key = try reserveKeys(1, SQLiteHistoryLayout.stringNumber, db: db, table: SQLiteHistoryLayout.stringTable)
         _ = try db.run("INSERT INTO \(SQLiteHistoryLayout.stringTable) (Z_PK, Z_ENT, ZNAME) VALUES (?, \(SQLiteHistoryLayout.stringNumber), ?)",
                        [.integer(key), .text(name)])
         return .integer(key)
     }
 
-    /// The next key of a history table, counted in `Z_PRIMARYKEY` so numbers keep rising after
-    /// history is deleted (tokens compare them).
-    private func nextKey(_ number: Int64, db: SQLiteConnection, table: String) throws -> Int64 {
+    /// Reserves `count` keys of a history table and returns the first, counted in `Z_PRIMARYKEY`
+    /// so numbers keep rising after history is deleted (tokens compare them).
+    private func reserveKeys(_ count: Int, _ number: Int64, db: SQLiteConnection, table: String) throws -> Int64 {
         let last = max(try db.scalarInt("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)]) ?? 0,
                        try db.scalarInt("SELECT max(Z_PK) FROM \(table)") ?? 0)
-        _ = try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(last + 1), .integer(number)])
+        _ = try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(last + Int64(count)), .integer(number)])
         return last + 1
     }
 
