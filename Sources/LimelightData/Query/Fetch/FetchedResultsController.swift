@@ -37,7 +37,7 @@ public final class FetchedResultsController {
     public func performFetch() throws {
         let objects = try managedObjectContext.fetch(fetchRequest)
         entity = try managedObjectContext.resolve(fetchRequest).0
-        layout = makeLayout(objects)
+        layout = makeLayout(objects, values: sortValues(of: objects))
         if observer == nil {
             observer = managedObjectContext.addObserver { [weak self] event, changes in
                 guard case .objectsDidChange = event else { return }
@@ -75,9 +75,15 @@ public final class FetchedResultsController {
 
     // MARK: Following the context
 
-    private func makeLayout(_ objects: [ManagedObject]) -> FetchedResultsLayout {
-        let sortKeyPaths = (sectionNameKeyPath.map { [$0] } ?? []) + fetchRequest.sortDescriptors.map(\.key)
-        return FetchedResultsLayout(objects: objects, sectionNameKeyPath: sectionNameKeyPath, sortKeyPaths: sortKeyPaths) { [weak self] name in
+    /// Each object's values of the section key path (first, when there is one) and of the sort
+    /// key paths: read once per change, for sorting and for telling moves from shifts.
+    private func sortValues(of objects: [ManagedObject]) -> [[Any?]] {
+        let keyPaths = (sectionNameKeyPath.map { [$0] } ?? []) + fetchRequest.sortDescriptors.map(\.key)
+        return objects.map { object in keyPaths.map { object.value(forKeyPath: $0) } }
+    }
+
+    private func makeLayout(_ objects: [ManagedObject], values: [[Any?]]) -> FetchedResultsLayout {
+        FetchedResultsLayout(objects: objects, values: values, hasSectionKeyPath: sectionNameKeyPath != nil) { [weak self] name in
             guard let self else { return FetchedResultsLayout.defaultIndexTitle(name) }
             return delegate?.controller(self, sectionIndexTitleForSectionName: name) ?? FetchedResultsLayout.defaultIndexTitle(name)
         }
@@ -97,15 +103,17 @@ public final class FetchedResultsController {
         // The results as they now are: members leave or join by the predicate, in memory.
         var members = layout.objects
         var isMember = Set(members.map(ObjectIdentifier.init))
+        var leaving: Set<ObjectIdentifier> = []
         let gone = { (object: ManagedObject) in object.isDeleted || object.managedObjectContext !== self.managedObjectContext }
         for object in changed {
             let id = ObjectIdentifier(object)
             let belongs = !gone(object) && ((try? fetchRequest.predicate?.evaluate(with: object)) ?? true)
             if belongs, isMember.insert(id).inserted { members.append(object) }
-            if !belongs, isMember.remove(id) != nil { members.removeAll { $0 === object } }
+            if !belongs, isMember.remove(id) != nil { leaving.insert(id) }
         }
-        let ordered = order(members, previous: layout)
-        let next = makeLayout(ordered)
+        if !leaving.isEmpty { members.removeAll { leaving.contains(ObjectIdentifier($0)) } }
+        let (ordered, values) = order(members, previous: layout)
+        let next = makeLayout(ordered, values: values)
         let updated = Set(changes.updated.map(ObjectIdentifier.init))
         let diff = FetchedResultsDiff(from: layout, to: next, updated: updated)
         self.layout = next
@@ -119,20 +127,21 @@ public final class FetchedResultsController {
     /// The request's sort order; objects it does not tell apart keep their previous order (new
     /// ones after), so nothing moves without a reason. The limit applies last; the offset applied
     /// to the first fetch (objects before it are not followed).
-    private func order(_ objects: [ManagedObject], previous: FetchedResultsLayout) -> [ManagedObject] {
+    private func order(_ objects: [ManagedObject], previous: FetchedResultsLayout) -> ([ManagedObject], [[Any?]]) {
         let descriptors = fetchRequest.sortDescriptors
+        let first = sectionNameKeyPath == nil ? 0 : 1
+        let values = sortValues(of: objects)
         let before = Dictionary(previous.objects.enumerated().map { (ObjectIdentifier($1), $0) }) { first, _ in first }
-        let arrival = Dictionary(objects.enumerated().map { (ObjectIdentifier($1), $0) }) { first, _ in first }
-        let sorted = objects.sorted { left, right in
-            for descriptor in descriptors {
-                let result = ValueOrdering.compare(left.value(forKeyPath: descriptor.key), right.value(forKeyPath: descriptor.key),
-                                                   comparison: descriptor.comparison)
+        let previousPosition = objects.map { before[ObjectIdentifier($0)] ?? Int.max }
+        var sorted = objects.indices.sorted { left, right in
+            for (number, descriptor) in descriptors.enumerated() {
+                let result = ValueOrdering.compare(values[left][first + number], values[right][first + number], comparison: descriptor.comparison)
                 if result != .orderedSame { return descriptor.ascending ? result == .orderedAscending : result == .orderedDescending }
             }
-            let l = before[ObjectIdentifier(left)] ?? Int.max, r = before[ObjectIdentifier(right)] ?? Int.max
-            if l != r { return l < r }
-            return (arrival[ObjectIdentifier(left)] ?? 0) < (arrival[ObjectIdentifier(right)] ?? 0)
+            if previousPosition[left] != previousPosition[right] { return previousPosition[left] < previousPosition[right] }
+            return left < right
         }
-        return fetchRequest.fetchLimit > 0 ? Array(sorted.prefix(fetchRequest.fetchLimit)) : sorted
+        if fetchRequest.fetchLimit > 0 { sorted = Array(sorted.prefix(fetchRequest.fetchLimit)) }
+        return (sorted.map { objects[$0] }, sorted.map { values[$0] })
     }
 }

@@ -13,9 +13,11 @@ struct FetchedResultsLayout {
 
     /// Sections follow the objects' order: a new section starts where the section key path's
     /// value changes (so, as in Core Data, the first sort descriptor should order by it).
-    init(objects: [ManagedObject], sectionNameKeyPath: String?, sortKeyPaths: [String], indexTitle: (String) -> String?) {
-        for object in objects { sortValues[ObjectIdentifier(object)] = sortKeyPaths.map { object.value(forKeyPath: $0) } }
-        guard let keyPath = sectionNameKeyPath else {
+    /// `values[i]` are `objects[i]`'s values of the section key path (first, when there is one)
+    /// and of the sort key paths, read once by the controller for sorting and kept here.
+    init(objects: [ManagedObject], values: [[Any?]], hasSectionKeyPath: Bool, indexTitle: (String) -> String?) {
+        for (object, values) in zip(objects, values) { sortValues[ObjectIdentifier(object)] = values }
+        guard hasSectionKeyPath else {
             sections = [FetchedResultsSection(name: "", indexTitle: nil, objects: objects)]
             for (item, object) in objects.enumerated() { paths[ObjectIdentifier(object)] = IndexPath(indexes: [0, item]) }
             return
@@ -25,8 +27,8 @@ struct FetchedResultsLayout {
             guard let current else { return }
             sections.append(FetchedResultsSection(name: current.name, indexTitle: indexTitle(current.name), objects: current.objects))
         }
-        for object in objects {
-            let name = Self.sectionName(of: object, keyPath: keyPath)
+        for (object, values) in zip(objects, values) {
+            let name = Self.sectionName(values.first ?? nil)
             if current?.name != name {
                 close()
                 current = (name, [])
@@ -37,8 +39,9 @@ struct FetchedResultsLayout {
         close()
     }
 
-    static func sectionName(of object: ManagedObject, keyPath: String) -> String {
-        switch object.value(forKeyPath: keyPath) {
+    /// A section key path's value as the section's name.
+    static func sectionName(_ value: Any?) -> String {
+        switch value {
         case nil: return ""
         case let text as String: return text
         case let value?: return "\(value)"
