@@ -30,7 +30,7 @@ extension ManagedObjectContext {
                 guard object.insertedFlag, let values = constraint.values(of: object) else { continue }
                 let key = constraint.key(values)
                 if let first = holders[key] {
-                    guard mergePolicy != .error else { throw conflict(constraint, values, [first.objectID, object.objectID]) }
+                    guard mergePolicy != .error else { throw constraint.conflict(values, [first.objectID, object.objectID]) }
                     absorb(object, into: first, taking: .emptyOnes)
                     mapping[object.objectID] = first.objectID
                 } else {
@@ -62,7 +62,7 @@ extension ManagedObjectContext {
                 let saved = registry.object(for: row.id)
                 // Deleted in this save: the deletion is written before the insertion.
                 if saved?.deletedFlag == true { continue }
-                guard mergePolicy != .error else { throw conflict(constraint, values, [row.id, object.objectID]) }
+                guard mergePolicy != .error else { throw constraint.conflict(values, [row.id, object.objectID]) }
                 let temporary = object.objectID
                 if let saved {
                     if saved.faultFlag { fireFault(saved) }
@@ -82,15 +82,10 @@ extension ManagedObjectContext {
                           try coordinator.store(for: object.objectID).row(of: constraint.owner, matching: constraint.properties, values: values)
                       }),
                       row.id != object.objectID, registry.object(for: row.id)?.deletedFlag != true else { continue }
-                throw conflict(constraint, values, [row.id, object.objectID])
+                throw constraint.conflict(values, [row.id, object.objectID])
             }
         }
         if !mapping.isEmpty { remapRegisteredObjects(with: mapping) }
-    }
-
-    private func conflict(_ constraint: UniquenessConstraint, _ values: [StoredValue], _ ids: [ManagedObjectID]) -> PersistenceError {
-        .constraintConflict(entity: constraint.owner.name, properties: constraint.properties.map(\.name),
-                            values: values.map { "\($0.value ?? "nil")" }, objects: ids)
     }
 
     /// Which of a departing object's values the object that stays takes.

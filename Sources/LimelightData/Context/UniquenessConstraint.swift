@@ -43,6 +43,14 @@ struct UniquenessConstraint {
         return try store.heldPositions(of: owner, attribute: attribute, among: candidates.map { $0[0] })
     }
 
+    /// The error for `values` of this constraint held by `objects` (or given twice).
+    func conflict(_ values: [StoredValue], _ objects: [ManagedObjectID]) -> PersistenceError {
+        .constraintConflict(entity: owner.name, properties: properties.map(\.name), values: shown(values), objects: objects)
+    }
+
+    /// The values as an error shows them.
+    func shown(_ values: [StoredValue]) -> [String] { values.map { "\($0.value ?? "nil")" } }
+
     /// Names the constraint itself: its entity and properties.
     var identity: String { owner.name + ":" + properties.map(\.name).joined(separator: ",") }
 

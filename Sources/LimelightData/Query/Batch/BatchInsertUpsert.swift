@@ -31,6 +31,8 @@ extension ManagedObjectContext {
         var byKey: [String: UpsertTarget] = [:]
         for (row, snapshot) in snapshots.enumerated() {
             let slots = mergePolicy == .overwrite ? Array(snapshot.values.indices) : given[row]
+            // To-manys are not written by an update: they stay as the store has them.
+            let written = slots.filter { !isToMany($0, entity) }
             var target: UpsertTarget?
             var fromEarlier = false
             var keys: [String] = []
@@ -41,7 +43,7 @@ extension ManagedObjectContext {
                 if let earlier = byKey[key] {
                     guard mergePolicy != .error else {
                         throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): "
-                            + "\(constraint.properties.map(\.name).joined(separator: ", ")) \(values.map { "\($0.value ?? "nil")" }.joined(separator: ", ")) "
+                            + "\(constraint.properties.map(\.name).joined(separator: ", ")) \(constraint.shown(values).joined(separator: ", ")) "
                             + "is given twice, and the merge policy is .error")
                     }
                     target = earlier
@@ -50,15 +52,12 @@ extension ManagedObjectContext {
                 }
                 guard mayBeHeld[number].map({ $0.contains(row) }) ?? true,
                       let saved = try store.row(of: constraint.owner, matching: constraint.properties, values: values) else { continue }
-                guard mergePolicy != .error else {
-                    throw PersistenceError.constraintConflict(entity: constraint.owner.name, properties: constraint.properties.map(\.name),
-                                                              values: values.map { "\($0.value ?? "nil")" }, objects: [saved.id])
-                }
+                guard mergePolicy != .error else { throw constraint.conflict(values, [saved.id]) }
                 if writesValues {
                     var values = saved.values
-                    for slot in slots where !isToMany(slot, entity) { values[slot] = snapshot.values[slot] }
+                    for slot in written { values[slot] = snapshot.values[slot] }
                     updated.append(ObjectSnapshot(id: saved.id, values: values, version: saved.version,
-                                                  changed: slots.filter { !isToMany($0, entity) }, committedValues: saved.values))
+                                                  changed: written, committedValues: saved.values))
                     target = .updated(updated.count - 1)
                 } else {
                     target = .existing(saved.id)
@@ -72,8 +71,8 @@ extension ManagedObjectContext {
                 inserted[index] = ObjectSnapshot(id: inserted[index].id, values: values, version: 0, changed: [])
             case .updated(let index)? where fromEarlier && writesValues:
                 var values = updated[index].values
-                for slot in slots where !isToMany(slot, entity) { values[slot] = snapshot.values[slot] }
-                let changed = Array(Set(updated[index].changed + slots.filter { !isToMany($0, entity) })).sorted()
+                for slot in written { values[slot] = snapshot.values[slot] }
+                let changed = Array(Set(updated[index].changed + written)).sorted()
                 updated[index] = ObjectSnapshot(id: updated[index].id, values: values, version: updated[index].version,
                                                 changed: changed, committedValues: updated[index].committedValues)
             case nil:
