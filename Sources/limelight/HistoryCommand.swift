@@ -54,10 +54,7 @@ extension Limelight {
         static func text(_ transaction: PersistentHistoryTransaction) -> String {
             let time = ISO8601DateFormatter().string(from: transaction.timestamp)
             var head = "#\(transaction.transactionNumber)  \(time)"
-            for (label, value) in [("author", transaction.author), ("context", transaction.contextName),
-                                   ("program", transaction.bundleID), ("pid", transaction.processID)] {
-                if let value { head += "  \(label)=\(value)" }
-            }
+            for (label, value) in Self.names(of: transaction) { head += "  \(label)=\(value)" }
             let lines = (transaction.changes ?? []).map { change -> String in
                 var line = "    \(change.changeType.word) \(change.changedObjectID.uriString)"
                 if let properties = change.updatedProperties { line += " (\(properties.map(\.name).joined(separator: ", ")))" }
@@ -74,10 +71,7 @@ extension Limelight {
                 "transaction": transaction.transactionNumber,
                 "timestamp": ISO8601DateFormatter().string(from: transaction.timestamp),
             ]
-            for (key, value) in [("author", transaction.author), ("context", transaction.contextName),
-                                 ("program", transaction.bundleID), ("pid", transaction.processID)] {
-                if let value { object[key] = value }
-            }
+            for (key, value) in Self.names(of: transaction) { object[key] = value }
             object["changes"] = (transaction.changes ?? []).map { change -> [String: Any] in
                 var entry: [String: Any] = ["type": change.changeType.word, "object": change.changedObjectID.uriString]
                 if let properties = change.updatedProperties { entry["properties"] = properties.map(\.name) }
@@ -86,6 +80,12 @@ extension Limelight {
             }
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             return String(decoding: data, as: UTF8.self)
+        }
+
+        /// Who made a transaction, as labelled in the output: those it records.
+        static func names(of transaction: PersistentHistoryTransaction) -> [(String, String)] {
+            [("author", transaction.author), ("context", transaction.contextName), ("program", transaction.bundleID), ("pid", transaction.processID)]
+                .compactMap { label, value in value.map { (label, $0) } }
         }
 
         /// A kept value as text: strings as they are, others described.
