@@ -6,6 +6,7 @@
 #include <xapian.h>
 
 #include <string>
+#include <vector>
 
 using cx::copy_string;
 using cx::guarded;
@@ -23,6 +24,21 @@ template <typename Body> int reader_guarded(cx_reader *reader, cx_error *error, 
     cx_error_clear(error);
     rc = guarded(error, [&] { reader->db.reopen(); });
     return rc == CX_OK ? guarded(error, body) : rc;
+}
+
+// The query's filter groups as one query: each group's terms ORed, the groups ANDed.
+Xapian::Query filter_of(const cx_query *query) {
+    std::vector<Xapian::Query> groups;
+    std::vector<std::string> terms;
+    for (int i = 0; i < query->filter_count; ++i) {
+        terms.emplace_back(query->filter_terms[i] ? query->filter_terms[i] : "");
+        bool last = i + 1 == query->filter_count || query->filter_groups[i + 1] != query->filter_groups[i];
+        if (last) {
+            groups.emplace_back(Xapian::Query::OP_OR, terms.begin(), terms.end());
+            terms.clear();
+        }
+    }
+    return Xapian::Query(Xapian::Query::OP_AND, groups.begin(), groups.end());
 }
 
 }  // namespace
@@ -78,6 +94,7 @@ int cx_reader_search(cx_reader *reader, const cx_query *query, cx_hit_callback c
         Xapian::Query parsed = text.empty() ? Xapian::Query::MatchAll : parser.parse_query(text, flags);
         // A stemmed word reaches the words that have its stem through the stem table.
         if (!stemmer.is_none()) parsed = cx::StemTable::expand(reader->db, parsed);
+        if (query->filter_count > 0) parsed = Xapian::Query(Xapian::Query::OP_FILTER, parsed, filter_of(query));
         Xapian::Enquire enquire(reader->db);
         enquire.set_query(parsed);
         if (query->sort_slot >= 0) {

@@ -109,6 +109,11 @@ typedef struct cx_query {
     unsigned limit;
     int snippet_slot;            // -1: no snippets
     unsigned snippet_length;
+    // Exact terms the matches must have, without changing their weights: the terms of one group
+    // are ORed, the groups ANDed. `filter_groups` gives each term's group, in ascending order.
+    const char *const *filter_terms;
+    const int *filter_groups;
+    int filter_count;
 } cx_query;
 
 typedef void (*cx_hit_callback)(void *context, unsigned docid, unsigned rank, int percent,

@@ -13,6 +13,11 @@ public final class SearchService {
         /// An indexed property, or `displayName` (also `name` when no property has that name);
         /// `-` in front or `:desc` behind sorts descending.
         public var sort: String?
+        /// Only documents of these stores, by UUID; `nil`: every store.
+        public var storeIdentifiers: [String]?
+        /// Only documents of these entities (exact names: sub-entities are not implied); `nil`:
+        /// every entity.
+        public var entityNames: [String]?
         public init(query: String) { self.query = query }
     }
 
@@ -68,6 +73,8 @@ public final class SearchService {
         // is no field name, since Xapian refuses a name that is both a field and a filter.
         query.defaultPrefixes = fields.map(IndexLayout.fieldPrefix)
         query.fieldPrefixes = Dictionary(uniqueKeysWithValues: fields.filter { query.booleanPrefixes[$0] == nil }.map { ($0, IndexLayout.fieldPrefix($0)) })
+        if let stores = options.storeIdentifiers { query.filters.append(stores.map { IndexLayout.booleanTerm(IndexLayout.storePrefix, $0) }) }
+        if let entities = options.entityNames { query.filters.append(entities.map { IndexLayout.booleanTerm(IndexLayout.entityPrefix, $0) }) }
         query.offset = options.offset
         query.limit = options.limit
         query.snippetSlot = IndexLayout.snippetSlot
@@ -110,12 +117,47 @@ public final class SearchService {
     /// limelightd) shows values as they are now, not as first read.
     public func search(_ options: Options) throws -> Outcome {
         contexts = [:]
+        return try search(options) { documents in
+            FaultBatch.load(documents.map { document in Result { try fault(for: document) } })
+        }
+    }
+
+    /// Runs the query over the documents of `context`'s stores only and resolves its hits to
+    /// `context`'s own objects, as an application shows them: with the context's unsaved
+    /// changes, and without the objects it deleted. Runs on the context's queue.
+    public func search(_ options: Options, in context: ManagedObjectContext) throws -> Outcome {
+        try context.performAndWait {
+            guard let coordinator = context.persistentStoreCoordinator else {
+                throw SearchIndexError(kind: .other, message: "the context has no persistent store coordinator", path: reader.path)
+            }
+            var options = options
+            let stores = coordinator.persistentStores.map(\.identifier)
+            options.storeIdentifiers = options.storeIdentifiers.map { $0.filter(stores.contains) } ?? stores
+            return try search(options) { documents in
+                FaultBatch.load(documents.map { document in
+                    Result {
+                        guard let id = coordinator.managedObjectID(forURIString: document.uri) else {
+                            throw ExternalRecordError(path: document.marker, reason: "the object URI \(document.uri) does not belong to the context's stores")
+                        }
+                        let object = context.object(with: id)
+                        if object.isDeleted {
+                            throw ExternalRecordError(path: document.marker, reason: "the object \(document.uri) is deleted in the context")
+                        }
+                        return FaultBatch.Item(context: context, object: object)
+                    }
+                })
+            }
+        }
+    }
+
+    /// Runs the query; `resolve` turns the hits' documents into their objects, in order.
+    private func search(_ options: Options, resolve: ([IndexLayout.DocumentData]) -> [Result<ManagedObject, any Error>]) throws -> Outcome {
         let results = try reader.search(try query(for: options))
         var outcome = Outcome(estimatedTotal: results.estimatedTotal, hits: [], dropped: [])
         let decoded = results.hits.compactMap { hit in
             (try? IndexLayout.DocumentData.read(hit.data)).map { (hit: hit, document: $0) }
         }
-        let objects = FaultBatch.load(decoded.map { _, document in Result { try fault(for: document) } })
+        let objects = resolve(decoded.map(\.document))
         for ((hit, document), object) in zip(decoded, objects) {
             do {
                 outcome.hits.append(Hit(document: document, percent: hit.percent, snippet: hit.snippet, object: try object.get()))

@@ -13,6 +13,9 @@ public struct SearchQuery: Sendable {
     public var defaultPrefixes: [String]?
     /// Exact filters: name used in queries → term prefix.
     public var booleanPrefixes: [String: String] = [:]
+    /// Exact terms a match must have, whatever the text says (`IndexLayout.booleanTerm`): one of
+    /// each group's terms, for every group. An empty group matches nothing.
+    public var filters: [[String]] = []
     /// Value slot to sort by; `nil` sorts by relevance.
     public var sortSlot: UInt32?
     public var sortDescending = false
@@ -76,10 +79,13 @@ public final class SearchIndexReader: @unchecked Sendable {
         let fields = query.fieldPrefixes.sorted { $0.key < $1.key }
         let booleans = query.booleanPrefixes.sorted { $0.key < $1.key }
         let defaults = try query.defaultPrefixes ?? Array(Set(query.fieldPrefixes.values).union(indexedFields().map(IndexLayout.fieldPrefix))).sorted()
+        if query.filters.contains(where: \.isEmpty) { return SearchResults(estimatedTotal: 0, hits: []) }
+        let filterTerms = query.filters.flatMap { $0 }
+        let filterGroups = query.filters.enumerated().flatMap { group, terms in terms.map { _ in Int32(group) } }
         var estimated: UInt32 = 0
-        try withCStringArrays([fields.map(\.key), fields.map(\.value), defaults, booleans.map(\.key), booleans.map(\.value)]) { arrays in
+        try withCStringArrays([fields.map(\.key), fields.map(\.value), defaults, booleans.map(\.key), booleans.map(\.value), filterTerms]) { arrays in
             try query.text.withCString { text in
-                try query.language.withCString { language in
+                try query.language.withCString { language in try filterGroups.withUnsafeBufferPointer { groups in
                     var cQuery = cx_query(
                         text: text, language: language,
                         field_names: arrays[0], field_prefixes: arrays[1], field_count: Int32(fields.count),
@@ -87,7 +93,8 @@ public final class SearchIndexReader: @unchecked Sendable {
                         boolean_names: arrays[3], boolean_prefixes: arrays[4], boolean_count: Int32(booleans.count),
                         sort_slot: query.sortSlot.map { Int32($0) } ?? -1, sort_reverse: query.sortDescending ? 1 : 0,
                         offset: UInt32(max(0, query.offset)), limit: UInt32(max(0, query.limit)),
-                        snippet_slot: query.snippetSlot.map { Int32($0) } ?? -1, snippet_length: UInt32(query.snippetLength))
+                        snippet_slot: query.snippetSlot.map { Int32($0) } ?? -1, snippet_length: UInt32(query.snippetLength),
+                        filter_terms: arrays[5], filter_groups: groups.baseAddress, filter_count: Int32(filterTerms.count))
                     try xapianCall(path: path, { error in
                         cx_reader_search(handle, &cQuery, { context, docid, rank, percent, data, dataLength, snippet, snippetLength in
                             guard let context else { return }
@@ -97,7 +104,7 @@ public final class SearchIndexReader: @unchecked Sendable {
                             box.hits.append(SearchHit(documentID: docid, rank: Int(rank), percent: Int(percent), data: bytes, snippet: text))
                         }, Unmanaged.passUnretained(box).toOpaque(), &estimated, error)
                     }, failed: { $0 != 0 })
-                }
+                } }
             }
         }
         return SearchResults(estimatedTotal: Int(estimated), hits: box.hits)
