@@ -78,6 +78,7 @@ let package = Package(
             name: "cookbook",
             dependencies: [
                 "LimelightData",
+                "LimelightSearch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: programLinking

@@ -53,6 +53,9 @@ limelight search tomato
 marker="$(limelight search tomato --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["marker"])')"
 echo "marker: $marker"
 
+step "cookbook search tomato  (the application's own search: the index, resolved in its context)"
+cookbook search tomato
+
 step "limelight open <marker>  (runs the application registered for .recipe)"
 limelight open "$marker"
 

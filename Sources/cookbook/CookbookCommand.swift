@@ -6,7 +6,7 @@ import LimelightData
 struct Cookbook: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "A small cookbook whose recipes are searchable with `limelight search`.",
-        subcommands: [Add.self, List.self, Show.self, Edit.self, Delete.self])
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Delete.self, Search.self])
 }
 
 struct StoreOptions: ParsableArguments {

@@ -34,6 +34,31 @@ import Testing
         #expect(daemon.terminationStatus == 0)
     }
 
+    /// The application searches the index the daemon keeps through its own context
+    /// (`context.search`), and finds its recipes with their ingredients, as saved since.
+    @Test func theApplicationSearchesForItsOwnRecipes() throws {
+        let h = try Harness()
+        try h.run("cookbook", ["add", "Guacamole", "--directions", "Mash ripe avocados with lime.", "--ingredient", "3 avocados"])
+        try h.run("cookbook", ["add", "Salsa", "--directions", "Chopped tomato, onion, cilantro, lime.", "--ingredient", "4 tomatoes"])
+        let daemon = try h.startDaemon()
+        try h.waitUntil("tomato finds Salsa") { try h.searchCount("tomato") == 1 }
+        let found = try h.run("cookbook", ["search", "tomato"]).stdout
+        #expect(found.hasPrefix("Salsa\t"))
+        #expect(found.contains("4 tomatoes"))
+        #expect(found.contains("Chopped [tomato]"))
+        let lime = try h.run("cookbook", ["search", "lime"]).stdout
+        #expect(lime.split(separator: "\n").filter { !$0.hasPrefix(" ") }.count == 2)
+
+        try h.run("cookbook", ["edit", "Salsa", "--name", "Salsa roja"])
+        try h.waitUntil("the new name is indexed") { try h.searchCount("roja") == 1 }
+        #expect(try h.run("cookbook", ["search", "roja"]).stdout.hasPrefix("Salsa roja\t"))
+        let nothing = try h.run("cookbook", ["search", "quinoa"], allowFailure: true)
+        #expect(nothing.status == 1 && nothing.stdout.isEmpty)
+        let bad = try h.run("cookbook", ["search", "tomato AND"], allowFailure: true)
+        #expect(bad.status != 0 && bad.stderr.contains("cannot parse the query"))
+        h.stop(daemon)
+    }
+
     /// Registers `desktopFile` for `.recipe` markers in the harness's own XDG data folder, with the
     /// real shared-mime-info and xdg-utils tools.
     func registerHandler(_ h: Harness, desktopFile: URL) throws {
