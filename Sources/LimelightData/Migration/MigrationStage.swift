@@ -19,8 +19,9 @@ public class MigrationStage: @unchecked Sendable, CustomStringConvertible {
 }
 
 /// Migrates by inferred mapping, Core Data's `NSLightweightMigrationStage`: a store at any of the
-/// listed model versions moves straight to the model the next stage starts from (or, for the
-/// last stage, the coordinator's model), as a lightweight migration does.
+/// listed model versions moves straight to the model the next stage starts from (a custom
+/// stage's `currentModel`, the first version a lightweight stage lists) or, for the last stage,
+/// the coordinator's model, as a lightweight migration does.
 ///
 /// The checksums (`ManagedObjectModel.versionChecksum`) name versions; the models themselves are
 /// found among the models of the custom stages, the coordinator's model and the versions given in
