@@ -32,6 +32,11 @@ public enum StoreOption {
     /// `[ManagedObjectModel]`: the model versions a store may have been made with, e.g.
     /// `ManagedObjectModel.loadVersions(inBundle:)`; the store's version hashes pick the source.
     public static let migrationSourceModels = "LimelightMigrationSourceModels"
+    /// A `StagedMigrationManager` whose stages bring a store made with an earlier model version
+    /// to the coordinator's model when it is added (`NSPersistentStoreStagedMigrationManagerOptionKey`).
+    /// It asks for the migration by itself: the two options above are not needed, and
+    /// `migrationSourceModels` gives the models its lightweight stages name by checksum.
+    public static let stagedMigrationManager = "NSPersistentStoreStagedMigrationManagerOptionKey"
     /// Path of the model file to copy into the support folder for readers without the app.
     public static let modelSourcePath = "LimelightModelSourcePath"
     /// `true`: `save()` returns only after the marker files of the save are written and flushed.

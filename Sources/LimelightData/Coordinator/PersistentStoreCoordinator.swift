@@ -32,8 +32,15 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
         try lock.withLock {
             var migrated = false
-            if type == .sqlite, let url, options[StoreOption.migratePersistentStoresAutomatically] as? Bool == true, !store.isReadOnly {
-                migrated = try MigrationManager.migrateIfNeeded(storeAt: url, to: managedObjectModel, options: options)
+            if type == .sqlite, let url, !store.isReadOnly {
+                if let staged = options[StoreOption.stagedMigrationManager] {
+                    guard let staged = staged as? StagedMigrationManager else {
+                        throw PersistenceError.invalidRequest("StoreOption.stagedMigrationManager takes a StagedMigrationManager, not \(Swift.type(of: staged))")
+                    }
+                    migrated = try staged.migrateStore(at: url, to: managedObjectModel, options: options)
+                } else if options[StoreOption.migratePersistentStoresAutomatically] as? Bool == true {
+                    migrated = try MigrationManager.migrateIfNeeded(storeAt: url, to: managedObjectModel, options: options)
+                }
             }
             try store.load()
             // Entities may have been renamed or removed: bring the markers in line with the store.

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Why a store could not be migrated. In every case the store file is left as it was.
+/// Why a store could not be migrated. The store file is left as it was, except after a stage of
+/// a staged migration: it is then left at the model of the last step completed.
 public enum MigrationError: Error, CustomStringConvertible {
     /// The mapping needs changes a lightweight migration cannot infer; every one is listed.
     case unmappable(path: String, changes: [String])
@@ -10,6 +11,9 @@ public enum MigrationError: Error, CustomStringConvertible {
     case notAllowed(path: String, reason: String)
     /// Copying the objects failed (a constraint the old data breaks, a full disk, a cancelled run).
     case failed(path: String, reason: String)
+    /// A stage of a staged migration failed: a handler threw `error`, or the stage's migration
+    /// did. Steps before it stay done; the store opens at `reachedChecksum`'s model version.
+    case stageFailed(path: String, stage: String, reachedChecksum: String, error: any Error)
 
     public var description: String {
         switch self {
@@ -18,6 +22,8 @@ public enum MigrationError: Error, CustomStringConvertible {
         case .noSourceModel(let path, let reason): return "\(path): no source model for the migration: \(reason)"
         case .notAllowed(let path, let reason): return "\(path): \(reason)"
         case .failed(let path, let reason): return "\(path): migration failed, the store is unchanged: \(reason)"
+        case .stageFailed(let path, let stage, let reached, let error):
+            return "\(path): migration stage '\(stage)' failed: \(error); the store stays at model version \(reached)"
         }
     }
 }

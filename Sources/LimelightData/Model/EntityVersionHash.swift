@@ -102,6 +102,24 @@ extension ManagedObjectModel {
         return SHA512.hash(bytes).base64EncodedString()
     }
 
+    /// A short text naming this version of the model, as Core Data's `versionChecksum` does: what
+    /// a `LightweightMigrationStage` lists and a `ManagedObjectModelReference` can be checked by.
+    ///
+    /// SHA-256 over each entity's name (UTF-8) followed by its 32-byte `versionHash`, entities in
+    /// name order, in Base64 (44 characters). Two models have the same checksum exactly when a
+    /// store records the same version hashes for them, so it names what a store can tell apart.
+    /// It is computed from this framework's version hashes, which are Core Data's; Core Data does
+    /// not document how it forms its own checksum, so the text may differ from the one Xcode
+    /// shows for the same model. A model still editable is hashed as it stands: resolve it first.
+    public var versionChecksum: String {
+        var bytes = Data()
+        for (name, hash) in entityVersionHashesByName.sorted(by: { $0.key < $1.key }) {
+            bytes += Data(name.utf8)
+            bytes += hash
+        }
+        return SHA256.hash(bytes).base64EncodedString()
+    }
+
     /// Whether `hashes`, as a store recorded them, are this model's: Core Data's hashes, or the
     /// ones earlier versions of this framework wrote.
     func isRecorded(in hashes: [String: Data]?) -> Bool {

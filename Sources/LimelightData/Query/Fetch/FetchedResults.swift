@@ -41,14 +41,22 @@ public final class FetchedResults: RandomAccessCollection {
 
     private func load(_ number: Int) {
         let ids = objectIDs[(number * batchSize)..<Swift.min(objectIDs.count, (number + 1) * batchSize)]
-        let objects = ids.map { context.object(with: $0) }
         // A failing batch leaves its objects as faults; each then loads alone when touched and
         // reports its own error through the context like any fault.
-        try? context.fireFaults(objects)
-        if !prefetching.isEmpty {
-            try? context.prefetch(prefetching, for: objects, entity: entity, asFaults: false)
-        }
-        batch = objects
+        batch = (try? context.loadBatch(ids, prefetching: prefetching, entity: entity)) ?? ids.map { context.object(with: $0) }
         batchNumber = number
+    }
+}
+
+extension ManagedObjectContext {
+    /// The objects for `ids`, in order, their values read with one query (one per 10,000) and
+    /// the `prefetching` key paths with one per relationship: one batch of a batched fetch.
+    func loadBatch(_ ids: ArraySlice<ManagedObjectID>, prefetching: [String], entity: EntityDescription) throws -> [ManagedObject] {
+        let objects = ids.map { object(with: $0) }
+        try fireFaults(objects)
+        if !prefetching.isEmpty {
+            try prefetch(prefetching, for: objects, entity: entity, asFaults: false)
+        }
+        return objects
     }
 }
