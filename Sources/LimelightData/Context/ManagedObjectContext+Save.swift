@@ -88,6 +88,7 @@ extension ManagedObjectContext {
                                                                      version: object.storeVersion, changed: Self.changedSlots(of: object)))
             }
         }
+        try describeForSpotlight(&batches)
         try coordinator.withStores {
             for index in batches.indices where !batches[index].changes.isEmpty {
                 let store = batches[index].store

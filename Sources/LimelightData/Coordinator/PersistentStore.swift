@@ -88,6 +88,9 @@ struct SaveChanges {
     var updated: [ObjectSnapshot] = []
     var deleted: [ObjectSnapshot] = []
     var origin = SaveOrigin()
+    /// What a store's Core Spotlight delegate made of the inserted and updated objects, by the
+    /// snapshot's ID (a new object's temporary one): an encoded `SpotlightEntry`.
+    var spotlightEntries: [ManagedObjectID: Data] = [:]
     var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 }
 
@@ -103,6 +106,13 @@ public class PersistentStore: @unchecked Sendable {
     public internal(set) var metadata: [String: Any] = [:]
     public var isReadOnly: Bool { options[StoreOption.readOnly] as? Bool ?? false }
     let model: ManagedObjectModel
+    private let spotlightLock = NSLock()
+    private var indexingDelegate: CoreDataCoreSpotlightDelegate?
+    /// The Core Spotlight delegate describing this store's objects to the index, while it indexes.
+    var spotlightDelegate: CoreDataCoreSpotlightDelegate? {
+        get { spotlightLock.withLock { indexingDelegate } }
+        set { spotlightLock.withLock { indexingDelegate = newValue } }
+    }
 
     init(type: StoreType, url: URL?, configurationName: String?, options: [String: any Sendable], model: ManagedObjectModel) {
         self.type = type

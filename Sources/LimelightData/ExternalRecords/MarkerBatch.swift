@@ -9,6 +9,9 @@ struct MarkerBatch {
         let primaryKey: Int64
         /// The object's row now; `nil` when it no longer exists (its marker goes).
         let row: StoreRow?
+        /// What a Core Spotlight delegate said of the object at its latest journaled save, if one
+        /// did (an encoded `SpotlightEntry`).
+        var spotlight: Data?
     }
 
     /// The journal keys read, ascending; all of them are carried out by writing `markers`.
@@ -24,14 +27,18 @@ struct MarkerBatch {
         do {
             var objects: [(entity: EntityDescription, pk: Int64)] = []
             var seen: Set<ObjectKey> = []
-            let journal = "SELECT Z_PK, Z_ENT, Z_OBJECT FROM \(MarkerJournal.table) WHERE Z_PK > ? AND Z_PK <= ? ORDER BY Z_PK LIMIT ?"
+            var spotlight: [ObjectKey: Data] = [:]
+            let journal = "SELECT Z_PK, Z_ENT, Z_OBJECT, Z_SPOTLIGHT FROM \(MarkerJournal.table) WHERE Z_PK > ? AND Z_PK <= ? ORDER BY Z_PK LIMIT ?"
             try db.query(journal, [.integer(after), .integer(through), .integer(Int64(limit))]) { row in
                 batch.keys.append(sqlite3_column_int64(row, 0))
                 let number = Int(sqlite3_column_int64(row, 1))
                 let pk = sqlite3_column_int64(row, 2)
                 // Rows of an entity the model no longer has are dropped with the batch.
                 guard let entity = store.schema.entitiesByNumber[number] else { return }
-                if seen.insert(ObjectKey(entity: number, pk: pk)).inserted { objects.append((entity, pk)) }
+                let key = ObjectKey(entity: number, pk: pk)
+                if seen.insert(key).inserted { objects.append((entity, pk)) }
+                // Rows come in key order: the latest save's entry (or its lack of one) stands.
+                if case .blob(let entry) = SQLiteValue(statement: row, column: 3) { spotlight[key] = entry } else { spotlight[key] = nil }
             }
             var rows: [ObjectKey: StoreRow] = [:]
             if let first = batch.keys.first, let last = batch.keys.last {
@@ -39,8 +46,8 @@ struct MarkerBatch {
             }
             try db.execute("COMMIT")
             batch.markers = objects.map { object in
-                Marker(entity: object.entity, primaryKey: object.pk,
-                       row: rows[ObjectKey(entity: store.schema.number(of: object.entity), pk: object.pk)])
+                let key = ObjectKey(entity: store.schema.number(of: object.entity), pk: object.pk)
+                return Marker(entity: object.entity, primaryKey: object.pk, row: rows[key], spotlight: spotlight[key])
             }
         } catch {
             try? db.execute("ROLLBACK")

@@ -8,17 +8,31 @@ public struct MarkerContent: Equatable, @unchecked Sendable {
     public var storeIdentifier: String
     /// Values of stored-in-file properties, as property-list values (strings, numbers, dates, data).
     public var values: [String: Any]
+    /// What the store's Core Spotlight delegate said of the object when it was last saved; `nil`
+    /// when it was saved without one, and the indexer reads its indexed properties instead.
+    public var spotlight: SpotlightDescription?
+
+    /// A Core Spotlight delegate's word on an object.
+    public enum SpotlightDescription: Equatable, Sendable {
+        /// Index exactly this.
+        case attributes(SearchableItemAttributeSet)
+        /// Keep the object out of the index.
+        case excluded
+    }
 
     public static let uriKey = "NSObjectURI"
     public static let entityKey = "NSEntityName"
     public static let storeKey = "NSStoreUUID"
     public static let valuesKey = "values"
+    public static let spotlightKey = "spotlightAttributes"
+    public static let excludedKey = "excludedFromSpotlight"
 
     /// Same object, entity and store, and values that make the same property list. Values are
     /// compared as written, not through `NSDictionary`: on Linux that finds a Swift `Int` unequal
     /// to an equal one, and decoded markers hold Swift values.
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        guard lhs.objectURI == rhs.objectURI, lhs.entityName == rhs.entityName, lhs.storeIdentifier == rhs.storeIdentifier else {
+        guard lhs.objectURI == rhs.objectURI, lhs.entityName == rhs.entityName, lhs.storeIdentifier == rhs.storeIdentifier,
+              lhs.spotlight == rhs.spotlight else {
             return false
         }
         // The writer sorts keys and types numbers exactly, so equal values give equal bytes.
@@ -69,8 +83,13 @@ public struct MarkerContent: Equatable, @unchecked Sendable {
     }
 
     func encoded(format: ExternalRecordsConfiguration.FileFormat) throws -> Data {
-        let plist: [String: Any] = [Self.uriKey: objectURI, Self.entityKey: entityName, Self.storeKey: storeIdentifier,
+        var plist: [String: Any] = [Self.uriKey: objectURI, Self.entityKey: entityName, Self.storeKey: storeIdentifier,
                                     Self.valuesKey: values]
+        switch spotlight {
+        case .attributes(let set)?: plist[Self.spotlightKey] = set.propertyList
+        case .excluded?: plist[Self.excludedKey] = true
+        case nil: break
+        }
         return try PropertyListWriter.data(plist, format: format == .xml ? .xml : .binary)
     }
 
@@ -85,8 +104,14 @@ public struct MarkerContent: Equatable, @unchecked Sendable {
         guard let plist = top as? [String: Any], let uri = plist[uriKey] as? String, let entity = plist[entityKey] as? String else {
             throw ExternalRecordError(path: path, reason: "not a marker file (no object URI in its property list)")
         }
-        return MarkerContent(objectURI: uri, entityName: entity, storeIdentifier: plist[storeKey] as? String ?? "",
-                             values: plist[valuesKey] as? [String: Any] ?? [:])
+        var content = MarkerContent(objectURI: uri, entityName: entity, storeIdentifier: plist[storeKey] as? String ?? "",
+                                    values: plist[valuesKey] as? [String: Any] ?? [:])
+        if plist[excludedKey] as? Bool == true {
+            content.spotlight = .excluded
+        } else if let attributes = plist[spotlightKey] as? [String: Any] {
+            content.spotlight = .attributes(SearchableItemAttributeSet(propertyList: attributes))
+        }
+        return content
     }
 }
 

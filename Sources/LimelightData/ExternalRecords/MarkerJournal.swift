@@ -35,7 +35,9 @@ final class MarkerJournal: SQLiteSaveParticipant {
     func storeDidOpen(_ store: SQLiteStore) throws {
         guard !store.isReadOnly else { return }
         let db = try store.db()
-        try db.execute("CREATE TABLE IF NOT EXISTS \(Self.table) (Z_PK INTEGER PRIMARY KEY, Z_ACTION INTEGER, Z_ENT INTEGER, Z_OBJECT INTEGER)")
+        try db.execute("CREATE TABLE IF NOT EXISTS \(Self.table) (Z_PK INTEGER PRIMARY KEY, Z_ACTION INTEGER, Z_ENT INTEGER, Z_OBJECT INTEGER, Z_SPOTLIGHT BLOB)")
+        // Journals made before Core Spotlight delegates have no column for their entries.
+        if try !SQLiteSchemaCheck.columns(of: Self.table, connection: db).contains("Z_SPOTLIGHT") { try db.execute("ALTER TABLE \(Self.table) ADD COLUMN Z_SPOTLIGHT BLOB") }
         let writer = MarkerWriter(configuration: configuration, storeIdentifier: store.identifier)
         self.writer = writer
         do {
@@ -55,7 +57,7 @@ final class MarkerJournal: SQLiteSaveParticipant {
 
     static func isMarked(_ entity: EntityDescription) -> Bool { entity.hasSpotlightIndexedProperties }
 
-    static let insertSQL = "INSERT INTO \(table) (Z_ACTION, Z_ENT, Z_OBJECT) VALUES (?, ?, ?)"
+    static let insertSQL = "INSERT INTO \(table) (Z_ACTION, Z_ENT, Z_OBJECT, Z_SPOTLIGHT) VALUES (?, ?, ?, ?)"
 
     /// Runs once per save, inside its transaction, over every object the save writes: it reads
     /// only each object's ID (and an update's changed slots), works out once per entity whether
@@ -65,7 +67,7 @@ final class MarkerJournal: SQLiteSaveParticipant {
         let db = try store.db()
         var entities = MarkedEntities(schema: store.schema)
         var statement: OpaquePointer?
-        func journal(_ action: Action, _ id: ManagedObjectID, entityNumber: Int64) throws {
+        func journal(_ action: Action, _ id: ManagedObjectID, entityNumber: Int64, spotlight: Data? = nil) throws {
             guard let pk = id.primaryKey else { return }
             let prepared: OpaquePointer
             if let statement { prepared = statement } else {
@@ -75,26 +77,52 @@ final class MarkerJournal: SQLiteSaveParticipant {
             let rc = sqlite3_bind_int64(prepared, 1, action.rawValue) | sqlite3_bind_int64(prepared, 2, entityNumber)
                 | sqlite3_bind_int64(prepared, 3, pk)
             guard rc == SQLITE_OK else { throw db.error("binding the values of \(Self.insertSQL)") }
+            try db.bind(spotlight.map { .blob($0) } ?? .null, at: 4, to: prepared)
             try db.step(prepared, sql: Self.insertSQL)
             journaled = true
         }
-        for id in insertedIDs {
+        let entries = changes.spotlightEntries
+        for (index, id) in insertedIDs.enumerated() {
             guard let marking = entities.marking(of: id.entity) else { continue }
-            try journal(.write, id, entityNumber: marking.entityNumber)
+            try journal(.write, id, entityNumber: marking.entityNumber,
+                        spotlight: entries.isEmpty ? nil : entries[changes.inserted[index].id])
         }
         // Indices, not `for snapshot in`: a snapshot copied out of the array costs a reference
         // count for each of its parts, and only the ID and the changed slots are read.
         for index in changes.updated.indices {
             let id = changes.updated[index].id
-            guard let marking = entities.marking(of: id.entity),
-                  changes.updated[index].changed.contains(where: { marking.affectsMarker[$0] }) else { continue }
-            try journal(.write, id, entityNumber: marking.entityNumber)
+            guard let marking = entities.marking(of: id.entity) else { continue }
+            // A delegate's description may read any property, so with one every change counts.
+            let entry = entries.isEmpty ? nil : entries[id]
+            guard entry != nil || changes.updated[index].changed.contains(where: { marking.affectsMarker[$0] }) else { continue }
+            try journal(.write, id, entityNumber: marking.entityNumber, spotlight: entry)
         }
         for index in changes.deleted.indices {
             let id = changes.deleted[index].id
             guard let marking = entities.marking(of: id.entity) else { continue }
             try journal(.remove, id, entityNumber: marking.entityNumber)
         }
+    }
+
+    /// Journals markers to write with a delegate's entries, outside any save: a delegate describing
+    /// a store's saved objects anew. Its own transaction; the writer takes it as a save's.
+    func journalEntries(_ entries: [(id: ManagedObjectID, entry: Data)], store: SQLiteStore) throws {
+        guard !entries.isEmpty else { return }
+        let db = try store.db()
+        var entities = MarkedEntities(schema: store.schema)
+        try db.execute("BEGIN IMMEDIATE")
+        do {
+            for (id, entry) in entries {
+                guard let pk = id.primaryKey, let marking = entities.marking(of: id.entity) else { continue }
+                _ = try db.run(Self.insertSQL, [.integer(Action.write.rawValue), .integer(marking.entityNumber), .integer(pk), .blob(entry)])
+            }
+            try db.execute("COMMIT")
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw PersistenceError.store(path: store.path, reason: "cannot journal the Spotlight delegate's descriptions: \(error)")
+        }
+        journaled = true
+        didCommit(store: store)
     }
 
     func didCommit(store: SQLiteStore) {

@@ -186,7 +186,11 @@ final class MarkerWriter: @unchecked Sendable {
             if unlink(url.path) != 0 && errno != ENOENT { throw AtomicFile.posixError("cannot remove", url.path) }
             return
         }
-        try AtomicFile.write(try MarkerContent(id: row.id, values: row.values).encoded(format: configuration.fileFormat), to: url)
+        var content = MarkerContent(id: row.id, values: row.values)
+        // An entry that cannot be read (a damaged journal row) leaves the object to be indexed from
+        // its properties rather than holding up every marker after it.
+        content.spotlight = marker.spotlight.flatMap { try? SpotlightEntry.decode($0) }
+        try AtomicFile.write(try content.encoded(format: configuration.fileFormat), to: url)
     }
 
     /// One flush for everything the pass wrote, before the journal forgets the work.

@@ -30,6 +30,7 @@ public final class GenericImporter {
     public func closeStores() {
         readers = [:]
         cachedDecoder = nil
+        describedRoots = [:]
     }
 
     public func importRecord(markerPath: String) throws -> IndexRecord {
@@ -42,10 +43,57 @@ public final class GenericImporter {
 
     /// Imports many markers at once, in order, each with its own outcome: the objects of one
     /// store are read with one query per `chunkSize` of them rather than one per record.
+    ///
+    /// A marker a Core Spotlight delegate described (in a store whose records root says a
+    /// delegate indexes it) is indexed as the delegate said, without reading the store.
     public func importRecords(markerPaths: [String], chunkSize: Int = 500) -> [Result<IndexRecord, any Error>] {
-        let faults = markerPaths.map { markerPath in Result { try fault(for: markerPath) } }
-        return zip(markerPaths, FaultBatch.load(faults, chunkSize: chunkSize)).map { markerPath, object in
-            object.map { Self.record(for: $0, markerPath: markerPath, storeIdentifier: $0.objectID.storeIdentifier ?? "") }
+        var results = [Result<IndexRecord, any Error>?](repeating: nil, count: markerPaths.count)
+        var fromStore: [Int] = []
+        for (position, markerPath) in markerPaths.enumerated() {
+            do {
+                if let described = try describedRecord(markerPath) {
+                    results[position] = .success(described)
+                    continue
+                }
+            } catch {
+                results[position] = .failure(error)
+                continue
+            }
+            fromStore.append(position)
+        }
+        let faults = fromStore.map { position in Result { try fault(for: markerPaths[position]) } }
+        for (position, object) in zip(fromStore, FaultBatch.load(faults, chunkSize: chunkSize)) {
+            let markerPath = markerPaths[position]
+            results[position] = object.map { Self.record(for: $0, markerPath: markerPath, storeIdentifier: $0.objectID.storeIdentifier ?? "") }
+        }
+        return results.map { $0 ?? .failure(ExternalRecordError(path: "", reason: "not imported")) }
+    }
+
+    /// Records roots known to hold delegates' descriptions, by path; read once per batch.
+    private var describedRoots: [String: Bool] = [:]
+
+    /// The record a Core Spotlight delegate's description in the marker makes, or `nil` when the
+    /// object is to be read from its store (no delegate described it).
+    private func describedRecord(_ markerPath: String) throws -> IndexRecord? {
+        let root = URL(fileURLWithPath: markerPath).deletingLastPathComponent().deletingLastPathComponent().path
+        let described = describedRoots[root] ?? {
+            let flagged = FileManager.default.fileExists(atPath: root + "/" + DescribedStores.flagPath)
+            describedRoots[root] = flagged
+            return flagged
+        }()
+        guard described else { return nil }
+        // Decoding checks the marker lies in a registered root, as reading from the store does.
+        let elements = try decode(markerPath)
+        let content = try MarkerContent.decode(try Data(contentsOf: URL(fileURLWithPath: markerPath)), path: markerPath)
+        switch content.spotlight {
+        case nil:
+            return nil
+        case .excluded?:
+            return IndexRecord(marker: markerPath, uri: content.objectURI, entity: content.entityName, store: elements.storeIdentifier,
+                               excluded: true)
+        case .attributes(let set)?:
+            return IndexRecord(marker: markerPath, uri: content.objectURI, entity: content.entityName, store: elements.storeIdentifier,
+                               displayName: set.displayName ?? set.title, fields: set.searchableTexts)
         }
     }
 
@@ -82,49 +130,16 @@ public final class GenericImporter {
         return reader.context
     }
 
-    /// The index record of a live object: indexed properties as fields, display name from the
-    /// entity's `displayNameKey` user-info entry or its first indexed string.
+    /// The index record of a live object: indexed properties as fields (`IndexedTexts`), and the
+    /// indexed attributes' values for sorting.
     public static func record(for object: ManagedObject, markerPath: String, storeIdentifier: String) -> IndexRecord {
-        var fields: [String: String] = [:]
+        let texts = IndexedTexts(of: object)
         var values: [String: SortableValue] = [:]
-        for property in object.entity.properties where property.isIndexedBySpotlight {
-            let value = object.value(forKey: property.name)
-            if property is RelationshipDescription {
-                let related: [ManagedObject]
-                switch value {
-                case let set as Set<ManagedObject>: related = Array(set)
-                case let array as [ManagedObject]: related = array
-                case let one as ManagedObject: related = [one]
-                default: related = []
-                }
-                let joined = related.flatMap { other in
-                    other.entity.properties.filter { $0.isIndexedBySpotlight && $0 is AttributeDescription }
-                        .compactMap { text(of: other.value(forKey: $0.name)) }
-                }.joined(separator: " ")
-                if !joined.isEmpty { fields[property.name] = joined }
-                continue
-            }
-            if let text = text(of: value) { fields[property.name] = text }
-            if let sortable = sortable(value) { values[property.name] = sortable }
+        for property in object.entity.properties where property.isIndexedBySpotlight && property is AttributeDescription {
+            if let sortable = sortable(object.value(forKey: property.name)) { values[property.name] = sortable }
         }
-        let displayKey = object.entity.userInfo["displayNameKey"]
-        let displayName = displayKey.flatMap { text(of: object.value(forKey: $0)) }
-            ?? object.entity.properties.first { $0.isIndexedBySpotlight && ($0 as? AttributeDescription)?.attributeType == .string }
-                .flatMap { text(of: object.value(forKey: $0.name)) }
         return IndexRecord(marker: markerPath, uri: object.objectID.uriString, entity: object.entity.name,
-                           store: storeIdentifier, displayName: displayName, fields: fields, values: values)
-    }
-
-    static func text(of value: Any?) -> String? {
-        switch value {
-        case nil: return nil
-        case let string as String: return string.isEmpty ? nil : string
-        case let date as Date: return ISO8601Timestamp.string(from: date)
-        case let uuid as UUID: return uuid.uuidString
-        case let url as URL: return url.absoluteString
-        case is Data: return nil
-        case let value?: return "\(value)"
-        }
+                           store: storeIdentifier, displayName: texts.displayName, fields: texts.fields, values: values)
     }
 
     static func sortable(_ value: Any?) -> SortableValue? {

@@ -19,9 +19,14 @@ public struct IndexRecord: Codable, Sendable, Equatable {
     public var values: [String: SortableValue]?
     /// Set by an importer that could not read the record.
     public var error: String?
+    /// Set when the object is to be kept out of the index (its application's Core Spotlight
+    /// delegate said so): its document is removed.
+    public var excluded: Bool?
 
     public init(marker: String, uri: String? = nil, entity: String? = nil, store: String? = nil, displayName: String? = nil,
-                text: String? = nil, fields: [String: String]? = nil, values: [String: SortableValue]? = nil, error: String? = nil) {
+                text: String? = nil, fields: [String: String]? = nil, values: [String: SortableValue]? = nil, error: String? = nil,
+                excluded: Bool? = nil) {
+        self.excluded = excluded
         self.marker = marker
         self.uri = uri
         self.entity = entity
@@ -32,6 +37,12 @@ public struct IndexRecord: Codable, Sendable, Equatable {
         self.values = values
         self.error = error
     }
+}
+
+/// An imported record whose object is to be kept out of the index: its document goes.
+struct ExcludedFromIndex: Error, CustomStringConvertible {
+    var uniqueTerm: String
+    var description: String { "kept out of the index by its application" }
 }
 
 /// A value a hit list can be sorted by.

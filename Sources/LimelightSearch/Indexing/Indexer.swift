@@ -163,6 +163,10 @@ public final class Indexer {
             try index.replaceDocument(item.outcome.get())
             report.indexed += 1
             failures[item.marker] = nil
+        } catch let excluded as ExcludedFromIndex {
+            try? index.deleteDocument(uniqueTerm: excluded.uniqueTerm)
+            report.removed += 1
+            failures[item.marker] = nil
         } catch {
             report.failed += 1
             failures[item.marker] = "\(error)"
@@ -204,7 +208,13 @@ public final class Indexer {
             // A document the batch brings anew leaves the index now; its new version comes with
             // the merge. One that fails to import keeps its old version, as in a plain batch.
             if replacing {
-                for case .success(let document) in chunk.map(\.outcome) { try? index.deleteDocument(uniqueTerm: document.uniqueTerm) }
+                for item in chunk {
+                    switch item.outcome {
+                    case .success(let document): try? index.deleteDocument(uniqueTerm: document.uniqueTerm)
+                    case .failure(let excluded as ExcludedFromIndex): try? index.deleteDocument(uniqueTerm: excluded.uniqueTerm)
+                    case .failure: break
+                    }
+                }
             }
             chunks.put(chunk)
             for _ in chunk {
@@ -270,6 +280,7 @@ public final class Indexer {
         guard let uri = record.uri ?? IndexLayout.objectURI(forMarker: record.marker) else {
             throw ExternalRecordError(path: record.marker, reason: "cannot tell the object URI")
         }
+        if record.excluded == true { throw ExcludedFromIndex(uniqueTerm: IndexLayout.uniquePrefix + uri) }
         var fieldTexts: [(prefix: String, text: String)] = []
         for (name, text) in (record.fields ?? [:]).sorted(by: { $0.key < $1.key }) {
             fieldTexts.append((IndexLayout.fieldPrefix(name), text))
