@@ -38,7 +38,11 @@ struct MarkerBatch {
                 let key = ObjectKey(entity: number, pk: pk)
                 if seen.insert(key).inserted { objects.append((entity, pk)) }
                 // Rows come in key order: the latest save's entry (or its lack of one) stands.
-                if case .blob(let entry) = SQLiteValue(statement: row, column: 3) { spotlight[key] = entry } else { spotlight[key] = nil }
+                if sqlite3_column_type(row, 3) == SQLITE_BLOB, case .blob(let entry) = SQLiteValue(statement: row, column: 3) {
+                    spotlight[key] = entry
+                } else if !spotlight.isEmpty {
+                    spotlight[key] = nil
+                }
             }
             var rows: [ObjectKey: StoreRow] = [:]
             if let first = batch.keys.first, let last = batch.keys.last {

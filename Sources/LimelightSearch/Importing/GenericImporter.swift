@@ -75,7 +75,11 @@ public final class GenericImporter {
     /// The record a Core Spotlight delegate's description in the marker makes, or `nil` when the
     /// object is to be read from its store (no delegate described it).
     private func describedRecord(_ markerPath: String) throws -> IndexRecord? {
-        let root = URL(fileURLWithPath: markerPath).deletingLastPathComponent().deletingLastPathComponent().path
+        // The records root is two folders up (<root>/<Entity>/<key>.<ext>); cut as text, since
+        // this runs for every marker of a bulk run.
+        guard let entitySlash = markerPath.utf8.lastIndex(of: UInt8(ascii: "/")),
+              let rootSlash = markerPath.utf8[..<entitySlash].lastIndex(of: UInt8(ascii: "/")) else { return nil }
+        let root = String(markerPath[..<rootSlash])
         let described = describedRoots[root] ?? {
             let flagged = FileManager.default.fileExists(atPath: root + "/" + DescribedStores.flagPath)
             describedRoots[root] = flagged
