@@ -83,6 +83,8 @@ extension ManagedObjectContext {
     /// Merges `saved` into this context; runs on its queue.
     func merge(_ saved: SavedObjectIDs) {
         guard let coordinator = persistentStoreCoordinator else { return }
+        // A merge brings the store's newer state in: a context pinned with `.current` moves on.
+        advanceQueryGeneration()
         // IDs another coordinator made name its model's entities: they are this one's by URI.
         func own(_ ids: [ManagedObjectID]) -> [ManagedObjectID] {
             ids.compactMap { id in

@@ -66,7 +66,7 @@ extension ManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else { return }
         let ancestors = parent == nil ? nil : changesFromParent(.objects(siblings.ids))
         // A failure leaves the objects faults; each then fires in the usual batches and reports.
-        try? coordinator.withStores {
+        try? readingStores(coordinator) {
             try coordinator.store(for: source.owner).relatedRows(of: source.owner, relationship: source.relationship) { row in
                 guard let other = registry.object(for: row.id), other.faultFlag, other.faultSiblings === siblings else { return }
                 other.faultSiblings = nil
@@ -96,7 +96,7 @@ extension ManagedObjectContext {
         guard !object.objectID.isTemporaryID, let coordinator = persistentStoreCoordinator,
               let index = object.entity.index(of: relationship.name) else { return [] }
         do {
-            let ids = RelatedIDs(try coordinator.withStores {
+            let ids = RelatedIDs(try readingStores(coordinator) {
                 try coordinator.store(for: object.objectID).relatedIDs(of: object.objectID, relationship: relationship)
             })
             object.values[index] = .toMany(.loaded(ids))
@@ -138,6 +138,7 @@ extension ManagedObjectContext {
     /// Refreshes every registered object: unchanged ones become faults that read the store
     /// again when touched, changed ones reload their saved values with their changes on top.
     public func refreshAllObjects() {
+        advanceQueryGeneration()
         for object in registry.allObjects where !object.faultFlag {
             refresh(object, mergeChanges: object.hasChanges)
         }

@@ -29,14 +29,14 @@ extension ManagedObjectContext {
         let stores = coordinator.stores(for: request)
         let fetch = StoreFetch(request: request, entity: entity)
         if !request.includesPropertyValues, !pending, stores.count == 1, let store = stores.first, store.evaluatesPredicates {
-            let ids = try coordinator.withStores { try store.fetchIDs(fetch) }
+            let ids = try readingStores(coordinator) { try store.fetchIDs(fetch) }
             return ids.map { object(with: $0) }
         }
         // With a batch size, as in Core Data: the IDs now, the rows a batch at a time as the
         // objects are touched (faults that fire together).
         if request.fetchBatchSize > 0, request.relationshipKeyPathsForPrefetching.isEmpty, !pending, stores.count == 1,
            let store = stores.first, store.evaluatesPredicates {
-            let ids = try coordinator.withStores { try store.fetchIDs(fetch) }
+            let ids = try readingStores(coordinator) { try store.fetchIDs(fetch) }
             let siblings = FaultSiblings(ids: ids, batchSize: request.fetchBatchSize)
             return ids.enumerated().map { position, id in
                 let object = object(with: id)
@@ -47,7 +47,7 @@ extension ManagedObjectContext {
         // Stores that cannot filter (in-memory) hand over every row; the predicate runs here then.
         let filterHere = stores.contains { !$0.evaluatesPredicates }
         var objects: [ManagedObject] = []
-        try coordinator.withStores {
+        try readingStores(coordinator) {
             for store in stores {
                 let whole = pending || stores.count > 1 || !store.evaluatesPredicates
                 // Each row becomes an object as it is read, while it is still in the cache.
@@ -87,7 +87,7 @@ extension ManagedObjectContext {
             || coordinator.stores(for: request).contains(where: { !$0.evaluatesPredicates }) {
             return try fetchObjects(request, ancestors: ancestors).count
         }
-        return try coordinator.withStores {
+        return try readingStores(coordinator) {
             try coordinator.stores(for: request).reduce(0) { $0 + (try $1.fetchCount(StoreFetch(request: request, entity: entity))) }
         }
     }

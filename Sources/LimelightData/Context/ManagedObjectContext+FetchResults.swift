@@ -35,7 +35,7 @@ extension ManagedObjectContext {
         guard !pending, stores.count == 1, let store = stores.first, store.evaluatesPredicates else {
             return try fetchObjects(request, ancestors: ancestors).map(\.objectID)
         }
-        return try coordinator.withStores { try store.fetchIDs(StoreFetch(request: request, entity: entity)) }
+        return try readingStores(coordinator) { try store.fetchIDs(StoreFetch(request: request, entity: entity)) }
     }
 
     /// Dictionary results (Core Data's `NSDictionaryResultType`): one `[String: Any]` per row with
@@ -52,7 +52,7 @@ extension ManagedObjectContext {
         var results: [[String: Any]] = []
         for store in coordinator.stores(for: request) {
             if store.evaluatesPredicates {
-                results += try coordinator.withStores { try store.fetchDictionaries(storeFetch) }
+                results += try readingStores(coordinator) { try store.fetchDictionaries(storeFetch) }
             } else {
                 let objects = try fetch(request.objectsForDictionaries(in: store))
                 results += try DictionaryEvaluation.results(of: objects, request: request, entity: entity)

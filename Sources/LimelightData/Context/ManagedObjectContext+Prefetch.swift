@@ -62,7 +62,7 @@ extension ManagedObjectContext {
         var reached: [ManagedObject] = []
         for group in Dictionary(grouping: owners, by: { $0.objectID.storeIdentifier ?? "" }).values {
             guard let first = group.first else { continue }
-            let answer = try coordinator.withStores {
+            let answer = try readingStores(coordinator) {
                 try coordinator.store(for: first.objectID).relatedRows(relationship, owners: group.map(\.objectID))
             }
             var objects: [ManagedObjectID: ManagedObject] = [:]

@@ -35,6 +35,7 @@ extension ManagedObjectContext {
         guard failures.isEmpty else { throw ValidationError(failures: failures) }
         if let parent {
             saveIntoParent(parent)
+            advanceQueryGeneration()
             return
         }
         try settleConstraintConflicts(coordinator)
@@ -49,6 +50,7 @@ extension ManagedObjectContext {
             do {
                 let (batches, updated) = try writeChanges(coordinator, wroteSome: &wroteSome)
                 didCommit(batches, updated: updated)
+                advanceQueryGeneration()
                 return
             } catch PersistenceError.conflict(let ids) where mergePolicy != .error && round < 3 && !wroteSome {
                 round += 1
@@ -206,6 +208,7 @@ extension ManagedObjectContext {
 
     /// Forgets every object; unsaved changes are lost.
     public func reset() {
+        advanceQueryGeneration()
         rollback()
         for object in registeredObjects { object.managedObjectContext = nil }
         registry.removeAll()

@@ -66,6 +66,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var retiredIDsByTemporary: [ManagedObjectID: ManagedObjectID] = [:]
     /// How many of the parent's `retiredIDs` this context has taken on.
     var retiredIDsSeen = 0
+    /// The query generation the context was asked to read at (`.current` or another's token).
+    var requestedGeneration: QueryGenerationToken?
+    /// The snapshot the context reads at, once taken.
+    var pinnedGeneration: QueryGeneration?
     /// What the context's objects hold to reach it.
     let objectReference = ContextReference()
     /// The class made for each entity, as of the class registry's `generation`.

@@ -148,7 +148,7 @@ extension ManagedObjectContext {
             ? [fromStores] : Array(Dictionary(grouping: fromStores) { $0.storeIdentifier ?? "" }.values)
         for group in groups {
             guard let head = group.first else { continue }
-            try coordinator.withStores { try coordinator.store(for: head).rows(for: group, each: body) }
+            try readingStores(coordinator) { try coordinator.store(for: head).rows(for: group, each: body) }
         }
     }
 

@@ -32,10 +32,27 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     private(set) var externalRecords: ExternalRecordsConfiguration?
 
     var path: String { url?.path ?? "" }
+    /// While a context pinned to a query generation reads (under the coordinator's lock): the
+    /// generation's connection, which reads go through instead of the store's own.
+    var generationConnection: SQLiteConnection?
 
     func db() throws -> SQLiteConnection {
         guard let connection else { throw PersistenceError.store(path: path, reason: "the store is closed") }
-        return connection
+        return generationConnection ?? connection
+    }
+
+    /// Opens a connection for reading as the store is now, with the functions SQL the store
+    /// writes needs: a query generation's.
+    func openReadConnection() throws -> SQLiteConnection {
+        let reader = try SQLiteConnection(path: path, readOnly: true)
+        do {
+            try SQLiteFunctions.register(on: reader)
+            try SQLiteAggregateFunctions.register(on: reader)
+        } catch {
+            reader.close()
+            throw error
+        }
+        return reader
     }
 
     override func load() throws {
