@@ -67,7 +67,7 @@ extension ManagedObjectContext {
         let updated = updatedSet.filter { !$0.faultFlag }
         var batches: [StoreBatch] = []
         try coordinator.withStores {
-            var router = SaveRouter(coordinator: coordinator)
+            var router = SaveRouter(coordinator: coordinator, assignments: assignedStores)
             for object in insertedSet {
                 let index = try router.batch(forNew: object, in: &batches)
                 if batches[index].insertedObjects.isEmpty {
@@ -182,6 +182,25 @@ extension ManagedObjectContext {
         updatedSet = []
         deletedSet = []
         problems = []
+        assignedStores = [:]
+    }
+
+    /// Saves a new object into `store` rather than the first store that takes its entity, as Core
+    /// Data's `assign(_:to:)`: for coordinators with several stores of the same configuration.
+    /// Throws when the object is not new (its store is fixed), or the store is not this context's,
+    /// is read-only or does not take the object's entity.
+    public func assign(_ object: ManagedObject, to store: PersistentStore) throws {
+        guard object.objectID.isTemporaryID else {
+            throw PersistenceError.invalidRequest("\(object.objectID) is saved already: its store is fixed")
+        }
+        guard let coordinator = persistentStoreCoordinator, coordinator.persistentStores.contains(where: { $0 === store }) else {
+            throw PersistenceError.invalidRequest("the store \(store.url?.path ?? store.identifier) is not one of this context's stores")
+        }
+        guard !store.isReadOnly else { throw PersistenceError.store(path: store.url?.path ?? store.identifier, reason: "the store is read-only") }
+        guard coordinator.managedObjectModel.entities(forConfiguration: store.configurationName).contains(where: { $0 === object.entity }) else {
+            throw PersistenceError.invalidRequest("the store \(store.url?.path ?? store.identifier) does not take entity \(object.entity.name)")
+        }
+        assignedStores[object.objectID] = store
     }
 
     /// Drops every unsaved change: new objects go, changed and deleted ones get their saved values.
@@ -223,7 +242,7 @@ extension ManagedObjectContext {
         // One request per store, for all of its objects at once.
         var batches: [StoreBatch] = []
         try coordinator.withStores {
-            var router = SaveRouter(coordinator: coordinator)
+            var router = SaveRouter(coordinator: coordinator, assignments: assignedStores)
             for object in temporary {
                 let index = try router.batch(forNew: object, in: &batches)
                 batches[index].insertedObjects.append(object)

@@ -70,6 +70,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var requestedGeneration: QueryGenerationToken?
     /// The snapshot the context reads at, once taken.
     var pinnedGeneration: QueryGeneration?
+    /// New objects given a store with `assign(_:to:)`, by temporary ID, until they are saved.
+    var assignedStores: [ManagedObjectID: PersistentStore] = [:]
     /// What the context's objects hold to reach it.
     let objectReference = ContextReference()
     /// The class made for each entity, as of the class registry's `generation`.

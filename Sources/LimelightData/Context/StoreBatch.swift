@@ -17,15 +17,21 @@ struct StoreBatch {
 /// hashing every object's entity or ID.
 struct SaveRouter {
     let coordinator: PersistentStoreCoordinator
+    /// New objects given a store with `assign(_:to:)`, by temporary ID.
+    let assignments: [ManagedObjectID: PersistentStore]
     private var lastNew: (entity: ObjectIdentifier, batch: Int)?
     private var newByEntity: [ObjectIdentifier: Int] = [:]
 
-    init(coordinator: PersistentStoreCoordinator) { self.coordinator = coordinator }
+    init(coordinator: PersistentStoreCoordinator, assignments: [ManagedObjectID: PersistentStore] = [:]) {
+        self.coordinator = coordinator
+        self.assignments = assignments
+    }
 
-    /// The batch for a new object: the store its ID names if it already has a permanent one,
-    /// else the first store that takes its entity.
+    /// The batch for a new object: the store its ID names if it already has a permanent one, the
+    /// store it was assigned to, else the first store that takes its entity.
     mutating func batch(forNew object: ManagedObject, in batches: inout [StoreBatch]) throws -> Int {
         guard object.objectID.isTemporaryID else { return try batch(for: object.objectID, in: &batches) }
+        if !assignments.isEmpty, let store = assignments[object.objectID] { return Self.batch(of: store, in: &batches) }
         let entity = ObjectIdentifier(object.entity)
         if let lastNew, lastNew.entity == entity { return lastNew.batch }
         let index: Int
