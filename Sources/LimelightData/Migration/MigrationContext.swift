@@ -42,6 +42,16 @@ struct MigrationContext {
             columns.append(column)
             expressions.append(expression)
         }
+        // Members of an ordered to-many keep their positions where the old model kept them too.
+        let oldColumns = try SQLiteSchemaCheck.columns(of: oldTable.name, schema: "old", connection: db)
+        for case let member as RelationshipDescription in entity.properties where !member.isToMany {
+            guard let ordered = member.inverseRelationship, let order = newSchema.orderColumn(for: ordered),
+                  let old = MappingInference.sourceProperty(for: member, in: from) as? RelationshipDescription,
+                  let oldOrdered = old.inverseRelationship, let oldOrder = oldSchema.orderColumn(for: oldOrdered),
+                  oldColumns.contains(oldOrder.column), !columns.contains(order.column) else { continue }
+            columns.append(order.column)
+            expressions.append(oldOrder.column)
+        }
         try db.run("""
             INSERT INTO main.\(table.name) (\(columns.joined(separator: ", ")))
             SELECT \(expressions.joined(separator: ", ")) FROM old.\(oldTable.name) WHERE Z_ENT = \(oldSchema.number(of: from))
@@ -58,6 +68,8 @@ struct MigrationContext {
                 guard let join = newSchema.joinTable(for: relationship), !done.contains(join.name) else { continue }
                 if let select = try linkSource(for: relationship) {
                     try db.run("INSERT OR IGNORE INTO main.\(join.name) (\(join.sourceColumn), \(join.destinationColumn)) \(select)")
+                    try copyPositions(of: relationship, into: join)
+                    if let inverse = relationship.inverseRelationship { try copyPositions(of: inverse, into: join) }
                     done.insert(join.name)
                 } else if let inverse = relationship.inverseRelationship, let select = try linkSource(for: inverse) {
                     // Only the inverse existed before: its pairs, the other way round.
@@ -66,6 +78,22 @@ struct MigrationContext {
                 }
             }
         }
+    }
+
+    /// Copies the positions of an ordered to-many's members from the old join table, when the
+    /// relationship was an ordered to-many kept in a join table before too.
+    private func copyPositions(of relationship: RelationshipDescription, into join: SQLiteSchema.JoinTable) throws {
+        guard let order = newSchema.orderColumn(for: relationship), order.table == join.name,
+              let entity = relationship.entity, let from = source(of: entity),
+              let old = MappingInference.sourceProperty(for: relationship, in: from) as? RelationshipDescription,
+              let oldOrder = oldSchema.orderColumn(for: old), let oldJoin = oldSchema.joinTable(for: old), oldOrder.table == oldJoin.name,
+              try SQLiteSchemaCheck.columns(of: oldJoin.name, schema: "old", connection: db).contains(oldOrder.column),
+              let newJoin = newSchema.joinTable(for: relationship) else { return }
+        try db.run("""
+            UPDATE main.\(join.name) SET \(order.column) = (SELECT o.\(oldOrder.column) FROM old.\(oldJoin.name) o
+                WHERE o.\(oldJoin.sourceColumn) = main.\(join.name).\(newJoin.sourceColumn)
+                AND o.\(oldJoin.destinationColumn) = main.\(join.name).\(newJoin.destinationColumn))
+            """)
     }
 
     /// A `SELECT owner, related` over the old store giving the links of `relationship`'s source.

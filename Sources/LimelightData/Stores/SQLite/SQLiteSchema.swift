@@ -135,6 +135,7 @@ struct SQLiteSchema {
             for column in table.columns {
                 definitions.append("\(column) \(columnType(column, in: table))")
             }
+            for column in orderColumns(inTable: table.name) { definitions.append("\(column) INTEGER") }
             sql.append("CREATE TABLE \(table.name) ( \(definitions.joined(separator: ", ")) )")
             if !table.root.subentities.isEmpty {
                 sql.append("CREATE INDEX \(table.name)_Z_ENT_INDEX ON \(table.name) (Z_ENT)")
@@ -160,7 +161,8 @@ struct SQLiteSchema {
             }
         }
         for join in joinTables {
-            sql.append("CREATE TABLE \(join.name) ( \(join.sourceColumn) INTEGER, \(join.destinationColumn) INTEGER, PRIMARY KEY (\(join.sourceColumn), \(join.destinationColumn)) )")
+            let order = orderColumns(inTable: join.name).map { ", \($0) INTEGER" }.joined()
+            sql.append("CREATE TABLE \(join.name) ( \(join.sourceColumn) INTEGER, \(join.destinationColumn) INTEGER\(order), PRIMARY KEY (\(join.sourceColumn), \(join.destinationColumn)) )")
             sql.append("CREATE INDEX \(join.name)_\(join.destinationColumn)_INDEX ON \(join.name) (\(join.destinationColumn), \(join.sourceColumn))")
         }
         return sql

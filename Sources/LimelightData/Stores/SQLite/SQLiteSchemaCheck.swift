@@ -98,17 +98,21 @@ enum SQLiteSchemaCheck {
         let schema = SQLiteSchema(model: model, entityNumbers: numbers)
         let typeColumn = #"^Z\d+_"#
         for table in schema.tables.values {
+            // Positions of ordered to-manys are optional too: earlier versions of this framework
+            // did not keep them.
             let existing = try columns(of: table.name, connection: connection)
-                .subtracting(["Z_PK", "Z_ENT", "Z_OPT"]).filter { $0.range(of: typeColumn, options: .regularExpression) == nil }
+                .subtracting(["Z_PK", "Z_ENT", "Z_OPT"])
+                .filter { $0.range(of: typeColumn, options: .regularExpression) == nil && !$0.hasPrefix(SQLiteSchema.orderColumnPrefix) }
             let expected = Set(table.columns.filter { $0.range(of: typeColumn, options: .regularExpression) == nil })
             if existing != expected { return false }
         }
         return true
     }
 
-    static func columns(of table: String, connection: SQLiteConnection) throws -> Set<String> {
+    /// The columns of `table`, in the database `schema` names (`main`, or an attached one).
+    static func columns(of table: String, schema: String = "main", connection: SQLiteConnection) throws -> Set<String> {
         var result: Set<String> = []
-        try connection.query("SELECT name FROM pragma_table_info(?)", [.text(table)]) { row in
+        try connection.query("SELECT name FROM pragma_table_info(?, ?)", [.text(table), .text(schema)]) { row in
             if let text = sqlite3_column_text(row, 0) { result.insert(String(cString: text)) }
         }
         return result

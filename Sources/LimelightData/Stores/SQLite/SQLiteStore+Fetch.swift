@@ -295,7 +295,7 @@ extension SQLiteStore {
         let db = try db()
         var result: [ManagedObjectID] = []
         if let join = schema.joinTable(for: relationship) {
-            let sql = "SELECT d.Z_PK, d.Z_ENT FROM \(join.name) j JOIN \(destinationTable.name) d ON d.Z_PK = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) = ? ORDER BY d.Z_PK"
+            let sql = "SELECT d.Z_PK, d.Z_ENT FROM \(join.name) j JOIN \(destinationTable.name) d ON d.Z_PK = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) = ? ORDER BY \(memberOrder(relationship, alias: "j", key: "d.Z_PK"))"
             try db.query(sql, [.integer(pk)]) { statement in
                 if let entity = schema.entitiesByNumber[Int(sqlite3_column_int64(statement, 1))] {
                     result.append(objectID(entity: entity, primaryKey: sqlite3_column_int64(statement, 0)))
@@ -305,7 +305,8 @@ extension SQLiteStore {
             // A table of one entity needs Z_PK alone, which the foreign key's index holds in
             // order, so the rows themselves are not read; otherwise Z_ENT says which entity.
             let single = destinationTable.root.subentities.isEmpty ? destinationTable.root : nil
-            let sql = "SELECT Z_PK\(single == nil ? ", Z_ENT" : "") FROM \(destinationTable.name) WHERE \(schema.column(for: inverse)) = ? ORDER BY Z_PK"
+            let order = memberOrder(relationship, alias: destinationTable.name, key: "Z_PK")
+            let sql = "SELECT Z_PK\(single == nil ? ", Z_ENT" : "") FROM \(destinationTable.name) WHERE \(schema.column(for: inverse)) = ? ORDER BY \(order)"
             try db.query(sql, [.integer(pk)]) { statement in
                 if let entity = single ?? schema.entitiesByNumber[Int(sqlite3_column_int64(statement, 1))], entity.isKind(of: destination) {
                     result.append(objectID(entity: entity, primaryKey: sqlite3_column_int64(statement, 0)))

@@ -19,7 +19,8 @@ extension SQLiteStore {
         let db = try db()
         for list in Self.keyLists(keys) {
             guard let source = relationshipSource(relationship, table: table) else { return ([:], []) }
-            let sql = "SELECT \(selectList(table)), \(source.owner) FROM \(source.from) WHERE \(source.owner) IN (\(list)) ORDER BY t0.Z_PK"
+            let order = memberOrder(relationship, alias: schema.joinTable(for: relationship) == nil ? "t0" : "j", key: "t0.Z_PK")
+            let sql = "SELECT \(selectList(table)), \(source.owner) FROM \(source.from) WHERE \(source.owner) IN (\(list)) ORDER BY \(order)"
             try db.query(sql, cached: false) { statement in
                 guard let row = decode(statement, table: table, layouts: &layouts), row.id.entity.isKind(of: destination),
                       let owner = ownersByKey[sqlite3_column_int64(statement, ownerColumn)] else { return }

@@ -20,6 +20,7 @@ extension SQLiteStore {
                 if try !update(snapshot, resolve: { mapping.resolve($0) }, db: db) { conflicts.append(snapshot.id) }
             }
             if !conflicts.isEmpty { throw PersistenceError.conflict(objects: conflicts) }
+            try writePositions(changes, permanent: permanent, resolve: { mapping.resolve($0) }, db: db)
             // Participants are told the IDs the new objects were stored under beside the changes,
             // rather than handed a copy of every new object's snapshot carrying its new ID.
             return (permanent, changes, permanent)

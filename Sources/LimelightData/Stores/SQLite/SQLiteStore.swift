@@ -32,6 +32,8 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     private(set) var externalRecords: ExternalRecordsConfiguration?
 
     var path: String { url?.path ?? "" }
+    /// The ordered to-manys' position columns the store has (`prepareOrderColumns`).
+    var orderColumnsPresent: Set<SQLiteSchema.OrderColumn> = []
     /// While a context pinned to a query generation reads (under the coordinator's lock): the
     /// generation's connection, which reads go through instead of the store's own.
     var generationConnection: SQLiteConnection?
@@ -155,6 +157,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         try db.execute("BEGIN IMMEDIATE")
         do {
             for statement in schema.creationSQL() { try db.execute(statement) }
+            orderColumnsPresent = Set(schema.orderColumns)
             try Self.writeModelCache(model, to: db)
             for entity in model.entities {
                 try db.run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)", [
@@ -231,6 +234,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         numbers = try SQLiteSchemaCheck.matchEntities(model: model, storeEntities: storeEntities, path: path)
         schema = SQLiteSchema(model: model, entityNumbers: numbers)
         try SQLiteSchemaCheck.verifyColumns(schema: schema, connection: db, path: path)
+        try prepareOrderColumns(db)
     }
 
     func writeMetadata(_ db: SQLiteConnection) throws {
