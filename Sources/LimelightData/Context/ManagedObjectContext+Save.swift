@@ -17,6 +17,8 @@ extension ManagedObjectContext {
             for object in changed { object.willSave() }
         }
         processPendingChanges()
+        computeDerivedAttributes(coordinator)
+        processPendingChanges()
         post(.willSave, ContextChanges(inserted: insertedSet, updated: updatedSet, deleted: deletedSet))
 
         var failures = problems

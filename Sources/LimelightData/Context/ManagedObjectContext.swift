@@ -70,6 +70,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var requestedGeneration: QueryGenerationToken?
     /// The snapshot the context reads at, once taken.
     var pinnedGeneration: QueryGeneration?
+    /// The model's derived attributes and their dependencies, once worked out.
+    var derivedPlan: DerivedAttributePlan?
     /// New objects given a store with `assign(_:to:)`, by temporary ID, until they are saved.
     var assignedStores: [ManagedObjectID: PersistentStore] = [:]
     /// What the context's objects hold to reach it.

@@ -18,6 +18,13 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     public var maxValue: Double?
     /// Pattern a string value must match completely.
     public var regularExpression: String?
+    /// For a derived attribute (Core Data's `NSDerivedAttributeDescription`), the expression its
+    /// value is computed from at every save of its object: a key path (`name`, `owner.name`), a
+    /// function of one (`uppercase:(name)`, `canonical:(name)`), an aggregate across a to-many
+    /// (`items.@count`, `items.@sum.price`, which follow changes to the items too), or `now()`.
+    public var derivationExpression: QueryExpression?
+    /// Whether the attribute's value is computed (`derivationExpression`) rather than set.
+    public var isDerived: Bool { derivationExpression != nil }
 
     public init(name: String, type: AttributeType, isOptional: Bool = true, defaultValue: Any? = nil) {
         self.attributeType = type

@@ -28,6 +28,11 @@ struct ArchivedPredicate {
         try format(predicate, depth: 0)
     }
 
+    /// An archived `NSExpression` (a derived attribute's) as the format text that writes it.
+    func expressionFormat(_ expression: KeyedArchive.Object) throws -> String {
+        try self.expression(expression, depth: 0)
+    }
+
     /// The rule a validation predicate of Core Data's shapes states: `SELF >= n`, `length <= n`,
     /// `timeIntervalSinceReferenceDate >= n`, `SELF MATCHES 'pattern'`; `nil` for any other.
     func validationRule(_ predicate: KeyedArchive.Object) throws -> ValidationRule? {

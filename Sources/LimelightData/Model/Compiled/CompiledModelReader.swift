@@ -195,6 +195,17 @@ struct CompiledModelReader {
             case .pattern(let pattern): attribute.regularExpression = pattern
             }
         }
+        // A derived attribute's expression, archived as an NSExpression: read back as its format.
+        if let archived = try archive.object(object.fields["NSDerivationExpression"]) {
+            let text: String
+            do {
+                text = try ArchivedPredicate(archive: archive).expressionFormat(archived)
+            } catch {
+                throw ModelError("attribute '\(name)': its derivation expression cannot be read (\(error))", at: location)
+            }
+            var parser = PredicateParser(format: text, arguments: [])
+            attribute.derivationExpression = try parser.parseExpressionToEnd()
+        }
         return attribute
     }
 

@@ -173,6 +173,16 @@ struct ModelXMLReader {
             attribute.originalXMLText[key] = text
         }
         attribute.regularExpression = attrs.removeValue(forKey: "regularExpressionString")
+        let derived = flag("derived", in: &attrs, explicit: &attribute.explicitXMLAttributes)
+        if let text = attrs.removeValue(forKey: "derivationExpression") {
+            var parser = PredicateParser(format: text, arguments: [])
+            do {
+                if derived { attribute.derivationExpression = try parser.parseExpressionToEnd() }
+            } catch {
+                throw ModelError("attribute '\(name)': derivation expression '\(text)' does not parse: \(error)", at: location)
+            }
+            attribute.originalXMLText["derivationExpression"] = text
+        }
         keepChildren(of: element, in: attribute)
         attribute.extraXMLAttributes = attrs
         return attribute

@@ -116,6 +116,13 @@ enum ModelXMLWriter {
             if attribute.usesScalarValueType { attrs["usesScalarValueType"] = "YES" }
             if attribute.allowsExternalBinaryDataStorage { attrs["allowsExternalBinaryDataStorage"] = "YES" }
             if attribute.preservesValueInHistoryOnDeletion { attrs["preserveAfterDeletion"] = "YES" }
+            if let expression = attribute.derivationExpression {
+                attrs["derived"] = "YES"
+                // The text as the file had it when it still says the same, else the expression printed.
+                let original = attribute.originalXMLText["derivationExpression"]
+                var parser = original.map { PredicateParser(format: $0, arguments: []) }
+                attrs["derivationExpression"] = (try? parser?.parseExpressionToEnd()) == expression ? original : expression.description
+            }
             for (key, bound) in [("minValueString", attribute.minValue), ("maxValueString", attribute.maxValue)] {
                 guard let bound else { continue }
                 let original = attribute.originalXMLText[key]

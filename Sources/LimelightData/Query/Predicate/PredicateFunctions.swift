@@ -5,8 +5,8 @@ enum PredicateFunctions {
     /// Canonical selectors by the short names people write (`sqrt(x)`, `now()`, `sum:(…)`).
     static let selectors: [String: String] = {
         let names = ["sum:", "count:", "min:", "max:", "average:", "median:", "mode:", "stddev:", "sqrt:", "log:", "ln:",
-                     "raise:toPower:", "exp:", "floor:", "ceiling:", "abs:", "trunc:", "uppercase:", "lowercase:", "length:",
-                     "now", "random", "random:", "randomn:", "bitwiseAnd:with:", "bitwiseOr:with:", "bitwiseXor:with:",
+                     "raise:toPower:", "exp:", "floor:", "ceiling:", "abs:", "trunc:", "uppercase:", "lowercase:", "canonical:",
+                     "length:", "now", "random", "random:", "randomn:", "bitwiseAnd:with:", "bitwiseOr:with:", "bitwiseXor:with:",
                      "leftshift:by:", "rightshift:by:", "onesComplement:", "add:to:", "from:subtract:", "multiply:by:",
                      "divide:by:", "modulus:by:", "noindex:", "distinct:", "castObject:toType:"]
         var table: [String: String] = [:]
@@ -24,7 +24,7 @@ enum PredicateFunctions {
     /// Functions of single values: a nil argument gives nil (as NULL does in SQL) rather than an error.
     static let nilPropagating: Set<String> = ["add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:", "raise:toPower:",
         "sqrt:", "log:", "ln:", "exp:", "floor:", "ceiling:", "abs:", "trunc:", "bitwiseAnd:with:", "bitwiseOr:with:",
-        "bitwiseXor:with:", "leftshift:by:", "rightshift:by:", "onesComplement:", "uppercase:", "lowercase:", "length:"]
+        "bitwiseXor:with:", "leftshift:by:", "rightshift:by:", "onesComplement:", "uppercase:", "lowercase:", "canonical:", "length:"]
 
     /// Infix spellings, so errors name the operand the way it was written.
     static let infixSymbols = ["add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/",
@@ -136,6 +136,9 @@ enum PredicateFunctions {
         case "trunc:": return trunc(try number(0))
         case "uppercase:": return (args.first ?? nil).map { "\($0)".uppercased() }
         case "lowercase:": return (args.first ?? nil).map { "\($0)".lowercased() }
+        // Core Data's form for searching without regard to case or accents, as derived attributes
+        // keep it: folded as `[cd]` comparisons fold.
+        case "canonical:": return (args.first ?? nil).map { StringFolding.fold("\($0)", caseInsensitive: true, diacriticInsensitive: true) }
         case "length:":
             guard let value = args.first ?? nil else { return nil }
             // Unicode scalars, which is what SQLite's length() counts.
