@@ -117,18 +117,17 @@ final class SharedSearchServices: @unchecked Sendable {
         let kept = idle[path]?.popLast()
         lock.unlock()
         let service: SearchService
-        if let kept {
+        // The daemon commits while the application runs: a kept service reads its newest
+        // revision, and one that cannot (the index was removed or rebuilt) is replaced.
+        if let kept, (try? kept.reader.reopen()) != nil {
             service = kept
-            // The daemon commits while the application runs: read its newest revision.
-            try service.reader.reopen()
         } else {
             service = try SearchService(indexPath: URL(fileURLWithPath: path, isDirectory: true))
         }
-        defer {
-            lock.lock()
-            if idle[path, default: []].count < Self.keptPerIndex { idle[path, default: []].append(service) }
-            lock.unlock()
-        }
-        return try body(service)
+        let result = try body(service)
+        lock.lock()
+        if idle[path, default: []].count < Self.keptPerIndex { idle[path, default: []].append(service) }
+        lock.unlock()
+        return result
     }
 }

@@ -80,13 +80,21 @@ extension SQLiteStore {
     func writePositions(_ changes: SaveChanges, permanent: [ManagedObjectID], resolve: (ManagedObjectID) -> ManagedObjectID,
                         db: SQLiteConnection) throws {
         guard !orderColumnsPresent.isEmpty else { return }
+        // Whether an entity has an ordered to-many, asked once per entity rather than per object.
+        var ordered: [ObjectIdentifier: Bool] = [:]
+        func hasOrdered(_ entity: EntityDescription) -> Bool {
+            if let known = ordered[ObjectIdentifier(entity)] { return known }
+            let answer = entity.hasOrderedToMany
+            ordered[ObjectIdentifier(entity)] = answer
+            return answer
+        }
         for index in changes.inserted.indices {
             let entity = changes.inserted[index].id.entity
-            guard entity.hasOrderedToMany else { continue }
+            guard hasOrdered(entity) else { continue }
             try writePositions(changes.inserted[index].values, owner: permanent[index], slots: Array(entity.properties.indices),
                                resolve: resolve, db: db)
         }
-        for snapshot in changes.updated where snapshot.id.entity.hasOrderedToMany {
+        for snapshot in changes.updated where hasOrdered(snapshot.id.entity) {
             try writePositions(snapshot.values, owner: snapshot.id, slots: snapshot.changed, resolve: resolve, db: db)
         }
     }
