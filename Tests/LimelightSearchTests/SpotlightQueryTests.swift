@@ -161,6 +161,46 @@ struct SpotlightQueryTests {
         #expect(failures.all.isEmpty)
     }
 
+    /// A live query hands over new results when the index moves on: real inotify on the index
+    /// folder, real commits by the indexer.
+    @Test func aLiveQueryFollowsTheIndex() throws {
+        let library = try Library()
+        let updates = UpdateList()
+        let live = LiveSpotlightQuery(library.query("desert"), in: library.context) { results in
+            updates.add(results.hits.map { $0.object.value(forKey: "title") as? String ?? "?" }.sorted())
+        }
+        try live.start()
+        #expect(updates.all == [["Dune", "The Sand Child"]])
+        try library.context.performAndWait {
+            try LibraryModel.addBook(library.context, title: "Desert Solitaire", summary: "a season in the wilderness", pages: 269)
+            try library.context.save()
+        }
+        try library.index()
+        try updates.wait(for: 2)
+        #expect(updates.all.last == ["Desert Solitaire", "Dune", "The Sand Child"])
+        // A commit that changes nothing the query shows hands nothing over.
+        try library.context.performAndWait {
+            try LibraryModel.addBook(library.context, title: "Solaris II", summary: "the ocean again", pages: 10)
+            try library.context.save()
+        }
+        try library.index()
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(updates.all.count == 2)
+        live.stop()
+        try library.context.performAndWait {
+            library.context.delete(try library.book("Dune"))
+            try library.context.save()
+        }
+        try library.index()
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(updates.all.count == 2)
+        #expect(live.results?.hits.count == 3)
+
+        var missing = library.query("desert")
+        missing.indexURL = library.scratch.url.appendingPathComponent("no-index")
+        #expect(throws: SearchIndexError.self) { try LiveSpotlightQuery(missing, in: library.context) { _ in }.start() }
+    }
+
     @Test func badQueriesAndMissingIndexesSayWhat() throws {
         let library = try Library()
         let parse = try #require(throws: SearchIndexError.self) { try library.context.search(library.query("desert AND")) }
@@ -179,4 +219,21 @@ final class FailureList: @unchecked Sendable {
     private var failures: [String] = []
     func add(_ failure: String) { lock.lock(); failures.append(failure); lock.unlock() }
     var all: [String] { lock.lock(); defer { lock.unlock() }; return failures }
+}
+
+/// Results a live query handed over, gathered from the context's queue.
+final class UpdateList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var updates: [[String]] = []
+    func add(_ update: [String]) { lock.lock(); updates.append(update); lock.unlock() }
+    var all: [[String]] { lock.lock(); defer { lock.unlock() }; return updates }
+
+    /// Waits until `count` updates arrived, or fails after ten seconds.
+    func wait(for count: Int) throws {
+        let deadline = Date().addingTimeInterval(10)
+        while all.count < count {
+            guard Date() < deadline else { throw ScratchError("only \(all.count) of \(count) updates arrived") }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
 }

@@ -98,6 +98,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     // MARK: Queue confinement
 
+    /// Schedules `block` on the context's queue and returns at once, as Core Data's `perform(_:)`:
+    /// for work another thread hands to the context without waiting for it.
+    public func perform(_ block: @escaping @Sendable () -> Void) {
+        queue.async(execute: block)
+    }
+
     /// Runs `block` on the context's queue and returns its result.
     public func perform<T: Sendable>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
