@@ -37,7 +37,9 @@ final class MarkerJournal: SQLiteSaveParticipant {
         let db = try store.db()
         try db.execute("CREATE TABLE IF NOT EXISTS \(Self.table) (Z_PK INTEGER PRIMARY KEY, Z_ACTION INTEGER, Z_ENT INTEGER, Z_OBJECT INTEGER, Z_SPOTLIGHT BLOB)")
         // Journals made before Core Spotlight delegates have no column for their entries.
-        if try !SQLiteSchemaCheck.columns(of: Self.table, connection: db).contains("Z_SPOTLIGHT") { try db.execute("ALTER TABLE \(Self.table) ADD COLUMN Z_SPOTLIGHT BLOB") }
+        if try !SQLiteSchemaCheck.columns(of: Self.table, connection: db).contains("Z_SPOTLIGHT") {
+            try db.execute("ALTER TABLE \(Self.table) ADD COLUMN Z_SPOTLIGHT BLOB")
+        }
         let writer = MarkerWriter(configuration: configuration, storeIdentifier: store.identifier)
         self.writer = writer
         do {
