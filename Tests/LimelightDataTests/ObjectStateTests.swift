@@ -110,4 +110,48 @@ final class HookedNote: ManagedObject {
             #expect(grace.value(forKey: "firstName") as? String == "Brewster")
         }
     }
+
+    /// A fault whose object another context deleted from the store reads as deleted and leaves
+    /// saves alone; with `shouldDeleteInaccessibleFaults` off the next save names it.
+    @Test func inaccessibleFaultsTurnIntoDeletedObjects() throws {
+        let folder = try TemporaryFolder()
+        let writer = try Self.context(folder)
+        let ids = try writer.performAndWait {
+            let notes = try ["gone", "kept"].map { title -> ManagedObject in
+                let note = try writer.insertNewObject(forEntityName: "HookedNote")
+                note.setValue(title, forKey: "title")
+                return note
+            }
+            try writer.save()
+            return notes.map(\.objectID)
+        }
+        let coordinator = try #require(writer.persistentStoreCoordinator)
+        for deletes in [true, false] {
+            let reader = ManagedObjectContext(concurrencyType: .privateQueue)
+            reader.persistentStoreCoordinator = coordinator
+            reader.shouldDeleteInaccessibleFaults = deletes
+            try reader.performAndWait {
+                let gone = reader.object(with: ids[0])
+                let kept = reader.object(with: ids[1])
+                #expect(gone.isFault)
+                // Deleted by the writer in the first round; gone from the store in both.
+                if deletes {
+                    try writer.performAndWait {
+                        writer.delete(try writer.existingObject(with: ids[0]))
+                        try writer.save()
+                    }
+                }
+                #expect(gone.value(forKey: "title") == nil)
+                #expect(gone.isDeleted == deletes)
+                #expect(throws: PersistenceError.self) { try reader.existingObject(with: ids[0]) }
+                kept.setValue("still here", forKey: "title")
+                if deletes {
+                    try reader.save()
+                } else {
+                    let failure = try #require(throws: ValidationError.self) { try reader.save() }
+                    #expect("\(failure)".contains("no longer exists"))
+                }
+            }
+        }
+    }
 }

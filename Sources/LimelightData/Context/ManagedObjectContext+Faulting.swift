@@ -19,9 +19,18 @@ extension ManagedObjectContext {
         guard persistentStoreCoordinator != nil else { return }
         do {
             guard let row = try sourceRows(for: [object.objectID]).first else {
-                recordProblem(ValidationFailure(object: object, key: nil, reason: "the object's row no longer exists in its store"))
+                // Another context or program deleted the object: it reads as deleted (Core Data's
+                // default), or the next save reports it.
+                if shouldDeleteInaccessibleFaults {
+                    object.inaccessibleFlag = true
+                } else {
+                    // It stays a fault, so `existingObject(with:)` looks in the store again.
+                    object.faultFlag = true
+                    recordProblem(ValidationFailure(object: object, key: nil, reason: "the object's row no longer exists in its store"))
+                }
                 return
             }
+            object.inaccessibleFlag = false
             object.values = row.values
             object.committedValues = row.values
             object.storeVersion = row.version

@@ -72,6 +72,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var pinnedGeneration: QueryGeneration?
     /// The model's derived attributes and their dependencies, once worked out.
     var derivedPlan: DerivedAttributePlan?
+    /// Whether a fault whose object another context or program deleted from the store turns into
+    /// a deleted object when it fires (its values empty, `isDeleted` true, left alone by saves),
+    /// as Core Data's `shouldDeleteInaccessibleFaults` (default `true`); `false` makes the next
+    /// save fail naming the object instead.
+    public var shouldDeleteInaccessibleFaults = true
     /// New objects given a store with `assign(_:to:)`, by temporary ID, until they are saved.
     var assignedStores: [ManagedObjectID: PersistentStore] = [:]
     /// What the context's objects hold to reach it.
@@ -152,7 +157,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// The object for `id`, loaded now; throws when it no longer exists.
     public func existingObject(with id: ManagedObjectID) throws -> ManagedObject {
-        if let object = registry.object(for: id), !object.faultFlag { return object }
+        if let object = registry.object(for: id), !object.faultFlag, !object.inaccessibleFlag { return object }
         guard persistentStoreCoordinator != nil else { throw PersistenceError.noStore("the context has no coordinator") }
         guard let row = try sourceRows(for: [id]).first else { throw PersistenceError.objectNotFound(id) }
         return register(row: row)

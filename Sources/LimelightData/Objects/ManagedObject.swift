@@ -49,6 +49,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var insertedFlag = false
     @exclusivity(unchecked) var deletedFlag = false
     @exclusivity(unchecked) var updatedFlag = false
+    /// A fault whose row was gone from its store when it fired (`shouldDeleteInaccessibleFaults`):
+    /// it reads as deleted, with empty values, and no save touches it.
+    @exclusivity(unchecked) var inaccessibleFlag = false
     /// A new object whose insertion observers have heard of: its later changes are reported as
     /// updates (Core Data's objects-did-change does the same), where earlier ones are part of
     /// the insertion.
@@ -71,7 +74,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // MARK: State
 
     public var isInserted: Bool { insertedFlag }
-    public var isDeleted: Bool { deletedFlag }
+    /// Whether the object will be deleted by the next save, or is gone from its store already (a
+    /// fault that found no row, with `shouldDeleteInaccessibleFaults`).
+    public var isDeleted: Bool { deletedFlag || inaccessibleFlag }
     /// Whether the object has unsaved changes to its values.
     public var isUpdated: Bool { updatedFlag && !insertedFlag && !deletedFlag }
     /// Whether the values have not been loaded yet; touching any value loads them.
