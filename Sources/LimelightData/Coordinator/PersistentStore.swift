@@ -37,6 +37,10 @@ public enum StoreOption {
     /// It asks for the migration by itself: the two options above are not needed, and
     /// `migrationSourceModels` gives the models its lightweight stages name by checksum.
     public static let stagedMigrationManager = "NSPersistentStoreStagedMigrationManagerOptionKey"
+    /// `true`: the coordinator posts `Notification.Name.persistentStoreRemoteChange` when another
+    /// coordinator or process commits to the store (Core Data's
+    /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey`); SQLite stores only.
+    public static let remoteChangeNotificationPost = "NSPersistentStoreRemoteChangeNotificationOptionKey"
     /// Path of the model file to copy into the support folder for readers without the app.
     public static let modelSourcePath = "LimelightModelSourcePath"
     /// `true`: `save()` returns only after the marker files of the save are written and flushed.

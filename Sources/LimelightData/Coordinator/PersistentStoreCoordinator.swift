@@ -11,6 +11,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     let lock = NSRecursiveLock()
     /// Contexts that merge every other context's saves (`automaticallyMergesChangesFromParent`).
     var mergingContexts: [WeakContext] = []
+    /// Watchers of the stores added with `StoreOption.remoteChangeNotificationPost`, by store.
+    var remoteChangeWatchers: [ObjectIdentifier: StoreFileWatcher] = [:]
 
     /// Uses `model`, which becomes immutable.
     public init(managedObjectModel model: ManagedObjectModel) throws {
@@ -54,12 +56,21 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             }
             persistentStores.append(store)
         }
+        if options[StoreOption.remoteChangeNotificationPost] as? Bool == true {
+            do {
+                try watchForRemoteChanges(store)
+            } catch {
+                remove(store)
+                throw error
+            }
+        }
         return store
     }
 
     /// Finishes pending marker work: a process that saved and lets the coordinator go has its
     /// markers on disk.
     deinit {
+        for watcher in remoteChangeWatchers.values { watcher.stop() }
         for store in persistentStores { store.drainExternalRecords() }
     }
 
@@ -78,6 +89,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// Removes a store after finishing its pending marker work, and closes it.
     public func remove(_ store: PersistentStore) {
         lock.withLock {
+            remoteChangeWatchers.removeValue(forKey: ObjectIdentifier(store))?.stop()
             store.close()   // closing finishes the store's pending marker work first
             persistentStores.removeAll { $0 === store }
         }

@@ -55,6 +55,8 @@ final class SQLiteHistoryRecorder: SQLiteSaveParticipant {
     private func record(_ changes: SaveChanges, insertedIDs: [ManagedObjectID], store: SQLiteStore) throws {
         let db = try store.db()
         let transaction = try reserveKeys(1, SQLiteHistoryLayout.transactionNumber, db: db, table: SQLiteHistoryLayout.transactionTable)
+        // Watching for remote changes tells this store's transactions from everyone else's.
+        store.ownTransactions.insert(transaction)
         let names = try [changes.origin.author, bundleID, changes.origin.contextName, processID].map { try $0.map { try intern($0, db: db) } ?? .null }
         _ = try db.run("""
             INSERT INTO \(SQLiteHistoryLayout.transactionTable) (Z_PK, Z_ENT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP)

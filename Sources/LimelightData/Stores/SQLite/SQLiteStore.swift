@@ -32,6 +32,10 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     private(set) var externalRecords: ExternalRecordsConfiguration?
 
     var path: String { url?.path ?? "" }
+    /// What the remote-change check last saw: the connection's `data_version`, the last history
+    /// transaction, and the transactions this store wrote since.
+    var remoteChangeMark: (dataVersion: Int64, transaction: Int64)?
+    var ownTransactions: Set<Int64> = []
     /// The ordered to-manys' position columns the store has (`prepareOrderColumns`).
     var orderColumnsPresent: Set<SQLiteSchema.OrderColumn> = []
     /// While a context pinned to a query generation reads (under the coordinator's lock): the
