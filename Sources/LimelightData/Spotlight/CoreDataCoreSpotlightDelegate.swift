@@ -130,6 +130,9 @@ open class CoreDataCoreSpotlightDelegate: @unchecked Sendable {
             throw PersistenceError.store(path: url.path,
                                          reason: "the store keeps no marker files, which carry what Spotlight indexes: add it with StoreOption.externalRecordExtension")
         }
+        guard !sqlite.isReadOnly else {
+            throw PersistenceError.store(path: url.path, reason: "the store is read-only: its saves, which the delegate describes, cannot happen")
+        }
         return sqlite
     }
 }

@@ -68,8 +68,9 @@ extension ManagedObjectContext {
     /// Throws `SearchIndexError` when there is no index yet (the daemon has not run), the query
     /// does not parse, or `sortKey` names no indexed property.
     public func search(_ query: SpotlightQuery) throws -> SpotlightResults {
+        let indexURL = query.indexURL ?? ExternalRecordsRegistryPaths.defaultIndexURL
         guard let model = persistentStoreCoordinator?.managedObjectModel else {
-            throw SearchIndexError(kind: .other, message: "the context has no persistent store coordinator", path: "")
+            throw SearchIndexError(kind: .other, message: "the context has no persistent store coordinator", path: indexURL.path)
         }
         var options = SearchService.Options(query: query.queryString)
         options.language = query.language
@@ -80,13 +81,13 @@ extension ManagedObjectContext {
             var entities: [String] = []
             for name in names {
                 guard let entity = model.entitiesByName[name] else {
-                    throw SearchIndexError(kind: .other, message: "the model has no entity named '\(name)'", path: "")
+                    throw SearchIndexError(kind: .other, message: "the context's model has no entity named '\(name)' to search for",
+                                           path: indexURL.path)
                 }
                 entities += entity.selfAndDescendants.map(\.name)
             }
             options.entityNames = entities
         }
-        let indexURL = query.indexURL ?? ExternalRecordsRegistryPaths.defaultIndexURL
         let outcome = try SharedSearchServices.shared.withService(for: indexURL) { service in
             try service.search(options, in: self)
         }
