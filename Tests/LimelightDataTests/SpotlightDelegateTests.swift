@@ -183,6 +183,31 @@ struct SpotlightDelegateTests {
         #expect(set.title == "Pico" && set.customAttributes["body"] == "tomato")
     }
 
+    /// A journal row whose entry cannot be read (damaged on disk) still gets its marker written,
+    /// without a description, and holds up none after it.
+    @Test func aDamagedEntryLeavesTheObjectToItsProperties() throws {
+        let stack = try Stack()
+        let indexing = NoteIndexing(forStoreWith: stack.description, coordinator: stack.coordinator)
+        try indexing.startSpotlightIndexing()
+        let store = try #require(stack.coordinator.persistentStores.first as? SQLiteStore)
+        let damaged = try stack.note("Damaged", body: "its entry is garbage")
+        let fine = try stack.note("Fine", body: "its entry is whole")
+        // Saved with the writer kept busy, so both rows wait in the journal while one is damaged.
+        let writer = try #require(store.markerJournal?.writer)
+        try writer.exclusively(store) {
+            try stack.context.save()
+            try stack.coordinator.withStores {
+                _ = try store.db().run("UPDATE \(MarkerJournal.table) SET Z_SPOTLIGHT = X'00FF00' WHERE Z_OBJECT = ?",
+                                       [.integer(try #require(damaged.objectID.primaryKey))])
+            }
+        }
+        #expect(try stack.marker(of: damaged).spotlight == nil)
+        guard case .attributes? = try stack.marker(of: fine).spotlight else {
+            Issue.record("the whole entry was not carried out")
+            return
+        }
+    }
+
     /// A journal written before delegates existed (no column for their entries) is brought up to
     /// date when the store opens, with its pending rows kept.
     @Test func anOlderJournalGainsTheColumn() throws {
