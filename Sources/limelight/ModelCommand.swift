@@ -29,9 +29,10 @@ extension Limelight {
                     if property.isStoredInExternalRecord { flags.append("in-marker") }
                     let kind: String
                     switch property {
-                    case let attribute as AttributeDescription: kind = attribute.attributeType.rawValue
+                    case let attribute as AttributeDescription:
+                        kind = attribute.attributeType.rawValue + (attribute.derivationExpression.map { " derived from \($0)" } ?? "")
                     case let relationship as RelationshipDescription:
-                        kind = "\(relationship.isToMany ? "to-many" : "to-one") \(relationship.destinationEntityName)"
+                        kind = "\(relationship.isToMany ? relationship.isOrdered ? "ordered to-many" : "to-many" : "to-one") \(relationship.destinationEntityName)"
                             + (relationship.inverseName.map { " (inverse \($0))" } ?? "") + " \(relationship.deleteRule.rawValue)"
                     case let fetched as FetchedPropertyDescription: kind = "fetched \(fetched.destinationEntityName) where \(fetched.predicateFormat ?? "")"
                     default: kind = "?"

@@ -83,4 +83,26 @@ import LimelightData
             #expect(migrated == (try harness.run("limelight", ["fetch", reference.path] + arguments).stdout), "\(entity)")
         }
     }
+
+    /// `limelight model` says which attributes are derived, from what, and which to-manys keep an order.
+    @Test func modelShowsDerivationsAndOrders() throws {
+        let version = harness.home.appendingPathComponent("Orders.xcdatamodeld/Orders.xcdatamodel")
+        try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic" sourceLanguage="Swift">
+                <entity name="Order" representedClassName="Order" syncable="YES">
+                    <attribute name="total" optional="YES" attributeType="Double" derived="YES" derivationExpression="lines.@sum.price"/>
+                    <relationship name="lines" optional="YES" toMany="YES" deletionRule="Cascade" ordered="YES" destinationEntity="Line" inverseName="order" inverseEntity="Line"/>
+                </entity>
+                <entity name="Line" representedClassName="Line" syncable="YES">
+                    <attribute name="price" optional="YES" attributeType="Double" defaultValueString="0.0" usesScalarValueType="YES"/>
+                    <relationship name="order" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Order" inverseName="lines" inverseEntity="Order"/>
+                </entity>
+            </model>
+            """.utf8).write(to: version.appendingPathComponent("contents"))
+        let printed = try harness.run("limelight", ["model", version.deletingLastPathComponent().path]).stdout
+        #expect(printed.contains("total: Double derived from lines.@sum.price [optional]"))
+        #expect(printed.contains("lines: ordered to-many Line (inverse order) Cascade [optional]"))
+    }
 }
