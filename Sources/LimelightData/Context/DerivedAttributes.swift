@@ -56,8 +56,9 @@ extension ManagedObjectContext {
     /// Computes the derived attributes of what a save writes, as Core Data's store computes them:
     /// every new or changed object's, and those of objects whose values read a changed object
     /// (an order's `items.@sum.price` when an item's price changed). Values that cannot be
-    /// computed are reported as validation failures naming the attribute.
-    func computeDerivedAttributes(_ coordinator: PersistentStoreCoordinator) {
+    /// computed are reported as validation failures naming the attribute. Returns whether the
+    /// model has derived attributes at all (and so whether changes may be pending).
+    func computeDerivedAttributes(_ coordinator: PersistentStoreCoordinator) -> Bool {
         let plan: DerivedAttributePlan
         if let cached = derivedPlan, cached.model == ObjectIdentifier(coordinator.managedObjectModel) {
             plan = cached
@@ -65,7 +66,7 @@ extension ManagedObjectContext {
             plan = DerivedAttributePlan(model: coordinator.managedObjectModel)
             derivedPlan = plan
         }
-        guard !plan.isEmpty else { return }
+        guard !plan.isEmpty else { return false }
         var targets: [ManagedObject] = []
         var seen: Set<ObjectIdentifier> = []
         func add(_ object: ManagedObject) {
@@ -99,5 +100,6 @@ extension ManagedObjectContext {
                 }
             }
         }
+        return true
     }
 }

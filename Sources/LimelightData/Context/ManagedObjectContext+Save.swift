@@ -17,8 +17,7 @@ extension ManagedObjectContext {
             for object in changed { object.willSave() }
         }
         processPendingChanges()
-        computeDerivedAttributes(coordinator)
-        processPendingChanges()
+        if computeDerivedAttributes(coordinator) { processPendingChanges() }
         post(.willSave, ContextChanges(inserted: insertedSet, updated: updatedSet, deleted: deletedSet))
 
         var failures = problems
