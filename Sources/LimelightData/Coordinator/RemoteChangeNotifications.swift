@@ -80,7 +80,6 @@ extension SQLiteStore {
     private func dataVersion() throws -> Int64 { try db().scalarInt("PRAGMA data_version") ?? 0 }
 
     private func lastTransaction() throws -> Int64 {
-        guard historyRecorder != nil else { return 0 }
-        return try db().scalarInt("SELECT max(Z_PK) FROM \(SQLiteHistoryLayout.transactionTable)") ?? 0
+        historyRecorder == nil ? 0 : try lastHistoryTransaction()
     }
 }
