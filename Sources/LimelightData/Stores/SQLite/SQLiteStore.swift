@@ -47,13 +47,19 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         return generationConnection ?? connection
     }
 
+    /// The functions the SQL this store writes calls (folding, regular expressions, aggregates),
+    /// on any connection that runs it. Core Data's trigger functions are only for writers.
+    static func registerFunctions(on connection: SQLiteConnection) throws {
+        try SQLiteFunctions.register(on: connection)
+        try SQLiteAggregateFunctions.register(on: connection)
+    }
+
     /// Opens a connection for reading as the store is now, with the functions SQL the store
     /// writes needs: a query generation's.
     func openReadConnection() throws -> SQLiteConnection {
         let reader = try SQLiteConnection(path: path, readOnly: true)
         do {
-            try SQLiteFunctions.register(on: reader)
-            try SQLiteAggregateFunctions.register(on: reader)
+            try Self.registerFunctions(on: reader)
         } catch {
             reader.close()
             throw error
@@ -86,8 +92,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 try open(connection)
             }
             if !isReadOnly, try keepsHistory() { saveParticipants.append(SQLiteHistoryRecorder()) }
-            try SQLiteFunctions.register(on: connection)
-            try SQLiteAggregateFunctions.register(on: connection)
+            try Self.registerFunctions(on: connection)
             try CoreDataTriggerFunctions.register(on: connection)
             for participant in saveParticipants { try participant.storeDidOpen(self) }
         } catch {
