@@ -40,6 +40,8 @@ extension ManagedObjectContext {
             return
         }
         try settleConstraintConflicts(coordinator)
+        let wantsObjects = coordinator.persistentStores.contains { $0.needsPermanentIDsBeforeSave }
+        if wantsObjects { try obtainPermanentIDs(for: Array(insertedSet)) }
 
         // A conflict settled by the merge policy changes what is written: the batches are made
         // again from the settled objects, a few times at most (each round lost another race).
@@ -49,7 +51,7 @@ extension ManagedObjectContext {
             // after the first committed, is reported as it is.
             var wroteSome = false
             do {
-                let (batches, updated) = try writeChanges(coordinator, wroteSome: &wroteSome)
+                let (batches, updated) = try writeChanges(coordinator, handingObjects: wantsObjects, wroteSome: &wroteSome)
                 didCommit(batches, updated: updated)
                 advanceQueryGeneration()
                 return
@@ -64,7 +66,9 @@ extension ManagedObjectContext {
 
     /// Hands every change to its store, one transaction per store; the batches written and the
     /// updated objects they held.
-    private func writeChanges(_ coordinator: PersistentStoreCoordinator, wroteSome: inout Bool) throws -> ([StoreBatch], Set<ManagedObject>) {
+    /// `handingObjects`: some store wants the saved objects themselves (`SaveChanges.objects`).
+    private func writeChanges(_ coordinator: PersistentStoreCoordinator, handingObjects: Bool,
+                              wroteSome: inout Bool) throws -> ([StoreBatch], Set<ManagedObject>) {
         let updated = updatedSet.filter { !$0.faultFlag }
         var batches: [StoreBatch] = []
         try coordinator.withStores {
@@ -84,6 +88,7 @@ extension ManagedObjectContext {
                 batches[index].changes.updated.append(ObjectSnapshot(id: object.objectID, values: object.values,
                                                                      version: object.storeVersion, changed: Self.changedSlots(of: object),
                                                                      committedValues: object.committedValues))
+                if handingObjects, batches[index].store.needsPermanentIDsBeforeSave { batches[index].changes.objects.append(object) }
             }
             for object in deletedSet {
                 let index = try router.batch(for: object.objectID, in: &batches)
@@ -97,6 +102,7 @@ extension ManagedObjectContext {
                 let store = batches[index].store
                 if store.isReadOnly { throw PersistenceError.store(path: store.url?.path ?? "store", reason: "the store is read-only") }
                 batches[index].changes.origin = origin
+                if handingObjects, store.needsPermanentIDsBeforeSave { batches[index].changes.objects += batches[index].insertedObjects }
                 batches[index].permanentIDs = try store.save(batches[index].changes)
                 wroteSome = true
             }
@@ -251,7 +257,7 @@ extension ManagedObjectContext {
             for index in batches.indices {
                 let ids = batches[index].insertedObjects.map(\.objectID)
                 batches[index].changes.inserted = ids.map { ObjectSnapshot(id: $0, values: [], version: 0, changed: []) }
-                batches[index].permanentIDs = try batches[index].store.obtainPermanentIDs(for: ids)
+                batches[index].permanentIDs = try batches[index].store.permanentIDs(for: batches[index].insertedObjects)
             }
         }
         var remapped: [PermanentIDMapping] = []

@@ -1,11 +1,5 @@
 import Foundation
 
-/// The kinds of store a coordinator can add.
-public enum StoreType: String, Sendable {
-    case sqlite = "SQLite"
-    case inMemory = "InMemory"
-}
-
 /// Option keys for `addPersistentStore(type:configuration:at:options:)`, Core Data's names.
 public enum StoreOption {
     /// Open without writing anything (`NSReadOnlyPersistentStoreOption`).
@@ -95,12 +89,19 @@ struct SaveChanges {
     /// What a store's Core Spotlight delegate made of the inserted and updated objects, by the
     /// snapshot's ID (a new object's temporary one): an encoded `SpotlightEntry`.
     var spotlightEntries: [ManagedObjectID: Data] = [:]
+    /// The inserted and updated objects themselves, for stores that make their records from the
+    /// objects (`needsPermanentIDsBeforeSave`: atomic stores); empty for the others.
+    var objects: [ManagedObject] = []
     var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 }
 
 /// Where objects are kept. The coordinator talks to stores through this class; subclasses are the
-/// SQLite store and the in-memory store.
-public class PersistentStore: @unchecked Sendable {
+/// SQLite store, the in-memory store and `AtomicStore`, whose subclasses (the XML store, and an
+/// application's own formats) keep every object in memory and read and write a whole file.
+///
+/// Open only so that `AtomicStore` can be: its initializer is the framework's own, so other
+/// subclasses go through `AtomicStore`.
+open class PersistentStore: @unchecked Sendable {
     public let type: StoreType
     public let url: URL?
     public let configurationName: String?
@@ -129,8 +130,12 @@ public class PersistentStore: @unchecked Sendable {
 
     /// Whether `fetchRows` applies the request's predicate itself; when not, the context does.
     var evaluatesPredicates: Bool { true }
+    /// Whether new objects must have permanent IDs before a save reaches the store, and the save
+    /// must carry the objects themselves (`SaveChanges.objects`): atomic stores hand both to
+    /// their subclasses' hooks.
+    var needsPermanentIDsBeforeSave: Bool { false }
 
-    func load() throws {}
+    func loadStore() throws {}
     func close() {}
 
     func fetchRows(_ request: StoreFetch) throws -> [StoreRow] { [] }
@@ -177,6 +182,11 @@ public class PersistentStore: @unchecked Sendable {
     /// Reserves primary keys for new objects without saving them: the permanent ID of each of
     /// `ids`, in order (an ID already permanent is handed back as it is).
     func obtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID] { ids }
+    /// `obtainPermanentIDs(for:)` for the objects themselves, which stores that ask the object
+    /// for its key (atomic stores) need.
+    func permanentIDs(for objects: [ManagedObject]) throws -> [ManagedObjectID] {
+        try obtainPermanentIDs(for: objects.map(\.objectID))
+    }
 
     /// Saves the metadata dictionary (SQLite: `Z_METADATA`).
     public func setMetadata(_ metadata: [String: Any]) throws {

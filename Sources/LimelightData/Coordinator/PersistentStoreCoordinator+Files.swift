@@ -7,7 +7,14 @@ extension PersistentStoreCoordinator {
     /// over, or to sign a user out. The store is removed from this coordinator first if it was
     /// added; other programs must have closed it. A missing store is not an error.
     public func destroyPersistentStore(at url: URL, type: StoreType = .sqlite, options: [String: any Sendable] = [:]) throws {
-        guard type == .sqlite else { return }
+        guard type == .sqlite else {
+            // An atomic store is its one file.
+            if let store = persistentStore(for: url) { remove(store) }
+            if StoreClassRegistry.shared.storeClass(for: type) != nil, FileManager.default.fileExists(atPath: url.path) {
+                try FileManager.default.removeItem(at: url)
+            }
+            return
+        }
         if let store = persistentStore(for: url) { remove(store) }
         try SQLiteStoreFiles.destroy(at: url, options: options)
     }

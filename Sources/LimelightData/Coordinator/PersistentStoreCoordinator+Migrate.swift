@@ -27,7 +27,7 @@ extension PersistentStoreCoordinator {
             try copyObjects(from: store, to: copy)
         } catch {
             remove(copy)
-            if type == .sqlite, let url { try? SQLiteStoreFiles.destroy(at: url, options: options) }
+            if let url { try? destroyPersistentStore(at: url, type: type, options: options) }
             throw error
         }
         remove(store)

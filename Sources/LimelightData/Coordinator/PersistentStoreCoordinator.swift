@@ -25,12 +25,20 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     public func addPersistentStore(type: StoreType, configuration: String? = nil, at url: URL? = nil,
                                    options: [String: any Sendable] = [:]) throws -> PersistentStore {
         let store: PersistentStore
-        switch type {
-        case .sqlite:
+        if type == .sqlite {
             guard let url else { throw PersistenceError.invalidRequest("an SQLite store needs a file URL") }
             store = SQLiteStore(url: url, configurationName: configuration, options: options, model: managedObjectModel)
-        case .inMemory:
+        } else if type == .inMemory {
             store = InMemoryStore(url: url, configurationName: configuration, options: options, model: managedObjectModel)
+        } else if let storeClass = StoreClassRegistry.shared.storeClass(for: type) {
+            guard let url else { throw PersistenceError.invalidRequest("a store of type \(type) needs a file URL") }
+            if persistentStore(for: url) != nil {
+                throw PersistenceError.store(path: url.path, reason: "the store is added to this coordinator already")
+            }
+            store = storeClass.init(persistentStoreCoordinator: self, configurationName: configuration, at: url, options: options)
+        } else {
+            throw PersistenceError.invalidRequest("no store class is registered for store type \(type); "
+                + "see PersistentStoreCoordinator.registerStoreClass(_:type:)")
         }
         try lock.withLock {
             var migrated = false
@@ -44,7 +52,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                     migrated = try MigrationManager.migrateIfNeeded(storeAt: url, to: managedObjectModel, options: options)
                 }
             }
-            try store.load()
+            try store.loadStore()
             // Entities may have been renamed or removed: bring the markers in line with the store.
             if migrated, store.externalRecordsConfiguration != nil {
                 do {
@@ -118,8 +126,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// Reads a store's metadata without adding it.
     public static func metadataForPersistentStore(type: StoreType, at url: URL) throws -> [String: Any] {
-        guard type == .sqlite else { return [:] }
-        return try SQLiteStore.readMetadata(at: url)
+        if type == .sqlite { return try SQLiteStore.readMetadata(at: url) }
+        if let storeClass = StoreClassRegistry.shared.storeClass(for: type) { return try storeClass.metadataForPersistentStore(with: url) }
+        return [:]
     }
 
     // MARK: Routing

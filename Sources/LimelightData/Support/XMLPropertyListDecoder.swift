@@ -11,6 +11,12 @@ enum XMLPropertyListDecoder {
         } catch {
             throw PropertyListReadError("malformed XML at \(error)")
         }
+        return try decode(element: root)
+    }
+
+    /// The property list an element already read holds: a `<plist>`, or a bare value (a
+    /// property list kept inside another XML document, such as an XML store's metadata).
+    static func decode(element root: XMLTreeElement) throws(PropertyListReadError) -> Any {
         guard root.name == "plist" else { return try value(root, depth: 0) }
         guard root.children.count == 1, root.hasOnlyWhitespaceText else {
             throw failure("<plist> must hold exactly one value", root)

@@ -67,7 +67,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         return reader
     }
 
-    override func load() throws {
+    override func loadStore() throws {
         let exists = FileManager.default.fileExists(atPath: path)
         if let url, let configuration = try ExternalRecordsConfiguration(options: options, storeURL: url) {
             externalRecords = configuration

@@ -1,0 +1,127 @@
+import Foundation
+
+/// Core Data's XML store (`NSXMLStoreType`): the whole object graph in one XML file, read when the
+/// store is added and written again, in full, at every save. Files Core Data wrote on a Mac open
+/// here, and files written here open there.
+///
+/// The layout, as Core Data writes it: a `<databaseInfo>` with the store's UUID, the next object
+/// number and the metadata as a property list, then one `<object type="ENTITY" id="z102">` per
+/// object, holding `<attribute name="…" type="…">value</attribute>` for each attribute that has a
+/// value and `<relationship name="…" type="…" destination="ENTITY" idrefs="z103 z104">` for each
+/// relationship. Files are written to a temporary name, flushed and renamed into place, so a crash
+/// leaves the old file or the new one. A file that does not fit the model (an entity or property it
+/// lacks, an object named but missing) is refused with its line, before anything could be lost by
+/// saving over it.
+final class XMLStore: AtomicStore, @unchecked Sendable {
+    /// The number the next new object's id gets (`z<number>`), unique across the whole file.
+    private var nextObjectNumber: Int64 = 101
+    /// The version number Core Data writes in `<databaseInfo>`.
+    private static let formatVersion = "134481920"
+
+    override func load() throws {
+        guard let url else { throw PersistenceError.invalidRequest("an XML store needs a file URL") }
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            try setMetadata(["NSStoreUUID": identifier])
+            if !isReadOnly { try save() }
+            return
+        }
+        let root = try Self.document(at: url)
+        let info = root.children.first { $0.name == "databaseInfo" }
+        var stored = try Self.metadata(in: info, path: url.path)
+        if stored["NSStoreUUID"] == nil { stored["NSStoreUUID"] = identifier }
+        try setMetadata(stored)
+        if let text = info?.children.first(where: { $0.name == "nextObjectID" })?.text, let number = Int64(text.trimmed()) {
+            nextObjectNumber = max(nextObjectNumber, number)
+        }
+        if stored["LimelightVersion"] != nil, let hashes = stored["NSStoreModelVersionHashes"] as? [String: Data] {
+            try SQLiteSchemaCheck.verifyHashes(model: model, storeHashes: hashes, path: url.path)
+        }
+        var reader = try XMLStoreReader(store: self, names: XMLStoreNames(model: model), path: url.path)
+        let nodes = try reader.nodes(of: root)
+        if let highest = reader.highestNumber { nextObjectNumber = max(nextObjectNumber, highest + 1) }
+        addCacheNodes(Set(nodes))
+    }
+
+    override func save() throws {
+        guard let url else { throw PersistenceError.invalidRequest("an XML store needs a file URL") }
+        var current = metadata
+        current["NSStoreType"] = StoreType.xml.rawValue
+        current["NSStoreUUID"] = identifier
+        current["NSStoreModelVersionHashes"] = model.entityVersionHashesByName
+        current["NSStoreModelVersionHashesVersion"] = 3
+        current["NSStoreModelVersionIdentifiers"] = Array(model.versionIdentifiers).sorted()
+        current["NSPersistenceFrameworkVersion"] = current["NSPersistenceFrameworkVersion"] ?? 1
+        current["LimelightVersion"] = LimelightData.version
+        let writer = XMLStoreWriter(store: self, names: try XMLStoreNames(model: model))
+        let text = try writer.document(uuid: identifier, version: Self.formatVersion, nextObjectNumber: nextObjectNumber,
+                                       metadata: current, nodes: cacheNodesInKeyOrder())
+        try AtomicFile.write(Data(text.utf8), to: url, permissions: 0o644, durable: true)
+        metadata = current
+    }
+
+    override func newReferenceObject(for managedObject: ManagedObject) -> AnyHashable {
+        defer { nextObjectNumber += 1 }
+        return AnyHashable(nextObjectNumber)
+    }
+
+    override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        let root = try document(at: url)
+        var metadata = try metadata(in: root.children.first { $0.name == "databaseInfo" }, path: url.path)
+        metadata["NSStoreType"] = metadata["NSStoreType"] ?? StoreType.xml.rawValue
+        return metadata
+    }
+
+    /// The id the file gives an object: `z` and its number, or the name another writer gave it.
+    func fileID(of id: ManagedObjectID) -> String {
+        switch referenceObject(for: id)?.base {
+        case let number as Int64: "z\(number)"
+        case let name as String: name
+        case let other?: "\(other)"
+        case nil: "z\(id.primaryKey ?? 0)"
+        }
+    }
+
+    /// The file's root element, refused unless it is an XML store's.
+    private static func document(at url: URL) throws -> XMLTreeElement {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw PersistenceError.store(path: url.path, reason: "cannot be read: \(error.localizedDescription)")
+        }
+        let root: XMLTreeElement
+        do {
+            root = try XMLReader.parse(data, keepsCarriageReturns: true)
+        } catch {
+            throw PersistenceError.store(path: url.path, reason: "is not a Core Data XML store: \(error)")
+        }
+        guard root.name == "database" else {
+            throw PersistenceError.store(path: url.path, reason: "is not a Core Data XML store: its root element is <\(root.name)>, not <database>")
+        }
+        return root
+    }
+
+    /// The metadata `<databaseInfo>` holds: its property list, and the UUID beside it.
+    private static func metadata(in info: XMLTreeElement?, path: String) throws -> [String: Any] {
+        guard let info else { return [:] }
+        var result: [String: Any] = [:]
+        if let list = info.children.first(where: { $0.name == "metadata" })?.children.first {
+            do {
+                guard let dictionary = try XMLPropertyListDecoder.decode(element: list) as? [String: Any] else {
+                    throw PersistenceError.store(path: path, reason: "line \(list.line): the store's metadata is not a dictionary")
+                }
+                result = dictionary
+            } catch let error as PropertyListReadError {
+                throw PersistenceError.store(path: path, reason: "line \(list.line): the store's metadata: \(error)")
+            }
+        }
+        if let uuid = info.children.first(where: { $0.name == "UUID" })?.text.trimmed(), !uuid.isEmpty {
+            result["NSStoreUUID"] = uuid
+        }
+        return result
+    }
+}
+
+extension String {
+    fileprivate func trimmed() -> String { trimmingCharacters(in: .whitespacesAndNewlines) }
+}

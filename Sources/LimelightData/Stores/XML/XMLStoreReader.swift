@@ -1,0 +1,104 @@
+import Foundation
+
+/// Turns an XML store file's `<object>` elements into cache nodes: first one node per object, so
+/// that relationships can name objects further down the file, then each node's values.
+///
+/// Everything the file says must fit the model; what does not is refused with the line it is on
+/// (an unknown entity or property, an id used twice or named but missing, a value that is not of
+/// its attribute's type), since loading around it would lose it at the next save.
+struct XMLStoreReader {
+    let store: XMLStore
+    let names: XMLStoreNames
+    let path: String
+    /// The highest `z<number>` id in the file.
+    private(set) var highestNumber: Int64?
+
+    init(store: XMLStore, names: XMLStoreNames, path: String) {
+        self.store = store
+        self.names = names
+        self.path = path
+    }
+
+    mutating func nodes(of root: XMLTreeElement) throws -> [AtomicStoreCacheNode] {
+        var byFileID: [String: AtomicStoreCacheNode] = [:]
+        var objects: [(element: XMLTreeElement, node: AtomicStoreCacheNode)] = []
+        for element in root.children {
+            switch element.name {
+            case "databaseInfo": continue
+            case "object": break
+            default: throw failure(element, "an element <\(element.name)> the XML store does not have")
+            }
+            guard let typeName = element[attribute: "type"], let entity = names.entity(named: typeName) else {
+                throw failure(element, "an object of type '\(element[attribute: "type"] ?? "")', which is no entity of the model")
+            }
+            guard !entity.isAbstract else { throw failure(element, "an object of the abstract entity \(entity.name)") }
+            guard let fileID = element[attribute: "id"], !fileID.isEmpty else { throw failure(element, "an object without an id") }
+            guard byFileID[fileID] == nil else { throw failure(element, "a second object with the id \(fileID)") }
+            let reference: AnyHashable
+            if let number = Self.number(fileID) {
+                reference = AnyHashable(number)
+                highestNumber = max(highestNumber ?? number, number)
+            } else {
+                reference = AnyHashable(fileID)
+            }
+            let node = AtomicStoreCacheNode(objectID: store.objectID(for: entity, withReferenceObject: reference))
+            byFileID[fileID] = node
+            objects.append((element, node))
+        }
+        for (element, node) in objects {
+            node.propertyCache = try values(of: element, entity: node.objectID.entity, nodes: byFileID)
+        }
+        return objects.map(\.node)
+    }
+
+    private func values(of object: XMLTreeElement, entity: EntityDescription,
+                        nodes: [String: AtomicStoreCacheNode]) throws -> [String: Any] {
+        var cache: [String: Any] = [:]
+        let objectName = "object \(object[attribute: "id"] ?? "") (\(entity.name))"
+        for child in object.children {
+            guard let name = child[attribute: "name"] else { throw failure(child, "\(objectName): a <\(child.name)> without a name") }
+            let property = names.property(named: name, of: entity)
+            switch (child.name, property) {
+            case ("attribute", let attribute as AttributeDescription):
+                do {
+                    cache[attribute.name] = try XMLStoreValues.value(child.text, for: attribute)
+                } catch {
+                    throw failure(child, "\(objectName).\(attribute.name): \(error)")
+                }
+            case ("relationship", let relationship as RelationshipDescription):
+                var destinations: [AtomicStoreCacheNode] = []
+                for fileID in (child[attribute: "idrefs"] ?? "").split(whereSeparator: \.isWhitespace) {
+                    guard let node = nodes[String(fileID)] else {
+                        throw failure(child, "\(objectName).\(relationship.name) names object \(fileID), which the file does not have")
+                    }
+                    if let destination = relationship.destinationEntity, !node.objectID.entity.isKind(of: destination) {
+                        throw failure(child, "\(objectName).\(relationship.name) names object \(fileID), a \(node.objectID.entity.name), not a \(destination.name)")
+                    }
+                    destinations.append(node)
+                }
+                if relationship.isToMany {
+                    cache[relationship.name] = relationship.isOrdered ? destinations as Any : Set(destinations) as Any
+                } else if destinations.count > 1 {
+                    throw failure(child, "\(objectName).\(relationship.name) is a to-one but names \(destinations.count) objects")
+                } else if let destination = destinations.first {
+                    cache[relationship.name] = destination
+                }
+            case ("attribute", _), ("relationship", _):
+                throw failure(child, "\(objectName): the entity has no \(child.name) '\(name)'")
+            default:
+                throw failure(child, "\(objectName): an element <\(child.name)> the XML store does not have")
+            }
+        }
+        return cache
+    }
+
+    /// The number of a `z<number>` id, Core Data's form.
+    private static func number(_ fileID: String) -> Int64? {
+        guard fileID.first == "z", let number = Int64(fileID.dropFirst()), number > 0 else { return nil }
+        return number
+    }
+
+    private func failure(_ element: XMLTreeElement, _ reason: String) -> PersistenceError {
+        .store(path: path, reason: "line \(element.line): \(reason)")
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// Writes an XML store's file as Core Data does: the DOCTYPE naming Core Data's DTD, the
+/// `<databaseInfo>`, then each object with its attributes (those that have a value) and every
+/// relationship (an empty one without `idrefs`).
+struct XMLStoreWriter {
+    let store: XMLStore
+    let names: XMLStoreNames
+
+    func document(uuid: String, version: String, nextObjectNumber: Int64, metadata: [String: Any],
+                  nodes: [AtomicStoreCacheNode]) throws -> String {
+        var out = """
+        <?xml version="1.0"?>
+        <!DOCTYPE database SYSTEM "file:///System/Library/DTDs/CoreData.dtd">
+
+        <database>
+            <databaseInfo>
+                <version>\(version)</version>
+                <UUID>\(escaped(uuid))</UUID>
+                <nextObjectID>\(nextObjectNumber)</nextObjectID>
+                <metadata>\(try propertyList(metadata))</metadata>
+            </databaseInfo>
+
+        """
+        out.reserveCapacity(out.utf8.count + nodes.count * 256)
+        for node in nodes { try write(node, into: &out) }
+        out += "</database>\n"
+        return out
+    }
+
+    private func write(_ node: AtomicStoreCacheNode, into out: inout String) throws {
+        let entity = node.objectID.entity
+        let cache = node.propertyCache ?? [:]
+        out += "    <object type=\"\(escaped(XMLStoreNames.entityName(entity)))\" id=\"\(escaped(store.fileID(of: node.objectID)))\">\n"
+        for case let attribute as AttributeDescription in entity.properties where !attribute.isTransient {
+            guard let value = cache[attribute.name], !(value is NSNull) else { continue }
+            let text = try XMLStoreValues.text(value, for: attribute)
+            out += "        <attribute name=\"\(escaped(XMLStoreNames.propertyName(attribute)))\" type=\"\(XMLStoreValues.label(attribute.attributeType))\">"
+            out += XMLEscaping.escaped(text, inAttribute: false)
+            out += "</attribute>\n"
+        }
+        for case let relationship as RelationshipDescription in entity.properties where !relationship.isTransient {
+            let destinations = AtomicStore.destinations(cache[relationship.name], ordered: relationship.isOrdered)
+                + (relationship.isToMany ? [] : AtomicStore.destination(cache[relationship.name]).map { [$0] } ?? [])
+            let destinationName = relationship.destinationEntity.map(XMLStoreNames.entityName) ?? relationship.destinationEntityName.uppercased()
+            out += "        <relationship name=\"\(escaped(XMLStoreNames.propertyName(relationship)))\" type=\"\(relationship.isToMany ? "0/0" : "1/1")\" destination=\"\(escaped(destinationName))\""
+            if !destinations.isEmpty {
+                out += " idrefs=\"\(escaped(destinations.map(store.fileID).joined(separator: " ")))\""
+            }
+            out += "></relationship>\n"
+        }
+        out += "    </object>\n"
+    }
+
+    /// The metadata as the `<plist>` element Core Data puts inside `<metadata>`.
+    private func propertyList(_ metadata: [String: Any]) throws -> String {
+        let text = String(decoding: try PropertyListWriter.data(metadata, format: .xml), as: UTF8.self)
+        guard let start = text.range(of: "<plist") else { return "" }
+        return String(text[start.lowerBound...]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private func escaped(_ text: String) -> String { XMLEscaping.escaped(text, inAttribute: true) }
+}
