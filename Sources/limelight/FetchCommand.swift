@@ -21,7 +21,7 @@ extension Limelight {
                   limelight fetch Cookbook.sqlite --model Cookbook.xcdatamodeld --entity Recipe --where 'name BEGINSWITH[cd] %@' sal
                   limelight fetch Cars.sqlite --model Cars.xcdatamodeld --entity Car --properties maker,count:model --group-by maker
                 """)
-        @Argument(help: "The SQLite store.") var store: String
+        @Argument(help: "The store: SQLite, or a Core Data XML store (which needs --model; it is computed in memory).") var store: String
         @Option(help: "The model: an .xcdatamodeld bundle, one .xcdatamodel inside it, a contents file, or a compiled .momd or .mom; default: the copy in the store's records folder, else the model the store keeps of itself.")
         var model: String?
         @Option(help: "The entity to fetch.") var entity: String

@@ -14,23 +14,37 @@ enum StoreOpener {
                      readOnly: Bool) throws -> Opened {
         let storeURL = URL(fileURLWithPath: store)
         guard FileManager.default.fileExists(atPath: storeURL.path) else { throw CommandError("\(store): no such store") }
+        let type = storeType(of: storeURL)
         let modelURL = model.map { URL(fileURLWithPath: $0) } ?? registeredRoot(for: storeURL).map(modelCopy(in:))
+        if type == .xml, modelURL == nil {
+            throw CommandError("\(store): an XML store keeps no model of its own; give it with --model")
+        }
         let loaded = try modelURL.map { try ManagedObjectModel(contentsOf: $0) } ?? cachedModel(of: storeURL)
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: loaded)
         var options: [String: any Sendable] = [:]
         if readOnly { options[StoreOption.readOnly] = true }
         if let markerExtension { options[StoreOption.externalRecordExtension] = markerExtension }
         if let markerDirectory { options[StoreOption.externalRecordsDirectory] = markerDirectory }
-        if !readOnly, markerExtension == nil, let ext = registeredExtension(for: storeURL) {
+        if type == .sqlite, !readOnly, markerExtension == nil, let ext = registeredExtension(for: storeURL) {
             options[StoreOption.externalRecordExtension] = ext.ext
             options[StoreOption.externalRecordsDirectory] = ext.directory.path
         }
         if model != nil, let modelURL { options[StoreOption.modelSourcePath] = modelURL.path }
-        try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
+        try coordinator.addPersistentStore(type: type, at: storeURL, options: options)
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = coordinator
         context.undoManager = nil
         return Opened(coordinator: coordinator, context: context, model: loaded)
+    }
+
+    /// What kind of store the file at `url` is: an XML store when it holds XML, else SQLite
+    /// (which names what is wrong with a file that is neither).
+    static func storeType(of url: URL) -> StoreType {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return .sqlite }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 64)) ?? Data()
+        let text = String(decoding: head, as: UTF8.self).drop { $0 == "\u{FEFF}" || $0.isWhitespace }
+        return text.hasPrefix("<?xml") || text.hasPrefix("<database") ? .xml : .sqlite
     }
 
     /// The registered records root of the store at `url`, if it has one.

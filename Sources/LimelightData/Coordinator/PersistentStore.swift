@@ -111,6 +111,8 @@ open class PersistentStore: @unchecked Sendable {
     public internal(set) var metadata: [String: Any] = [:]
     public var isReadOnly: Bool { options[StoreOption.readOnly] as? Bool ?? false }
     let model: ManagedObjectModel
+    /// The coordinator the store was added to.
+    public internal(set) weak var persistentStoreCoordinator: PersistentStoreCoordinator?
     private let spotlightLock = NSLock()
     private var indexingDelegate: CoreDataCoreSpotlightDelegate?
     /// The Core Spotlight delegate describing this store's objects to the index, while it indexes.

@@ -24,6 +24,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     @discardableResult
     public func addPersistentStore(type: StoreType, configuration: String? = nil, at url: URL? = nil,
                                    options: [String: any Sendable] = [:]) throws -> PersistentStore {
+        if type != .sqlite, options[StoreOption.externalRecordExtension] != nil {
+            throw PersistenceError.invalidRequest("marker files are kept for SQLite stores only, not for \(type) stores")
+        }
         let store: PersistentStore
         if type == .sqlite {
             guard let url else { throw PersistenceError.invalidRequest("an SQLite store needs a file URL") }
@@ -40,6 +43,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             throw PersistenceError.invalidRequest("no store class is registered for store type \(type); "
                 + "see PersistentStoreCoordinator.registerStoreClass(_:type:)")
         }
+        store.persistentStoreCoordinator = self
         try lock.withLock {
             var migrated = false
             if type == .sqlite, let url, !store.isReadOnly {

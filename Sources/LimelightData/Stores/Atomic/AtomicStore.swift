@@ -33,6 +33,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         let type = StoreClassRegistry.shared.type(of: Self.self) ?? StoreType(rawValue: String(describing: Self.self))
         super.init(type: type, url: url, configurationName: configurationName, options: options,
                    model: coordinator.managedObjectModel)
+        persistentStoreCoordinator = coordinator
     }
 
     // MARK: What subclasses implement

@@ -119,7 +119,7 @@ enum XMLStoreValues {
             do {
                 return try transformer.decode(data)
             } catch {
-                throw XMLStoreError.badValue(text: "\(data.count) bytes", type: "value for transformer '\(attribute.valueTransformerName ?? "")': \(error)")
+                throw XMLStoreError.untransformable(transformer: attribute.valueTransformerName ?? "", reason: "\(error)")
             }
         }
     }
@@ -157,10 +157,12 @@ enum XMLStoreValues {
 /// What is wrong with a value in an XML store file; the store adds the file, line and object.
 enum XMLStoreError: Error, CustomStringConvertible {
     case badValue(text: String, type: String)
+    case untransformable(transformer: String, reason: String)
 
     var description: String {
         switch self {
-        case .badValue(let text, let type): "'\(text.prefix(60))' is not a \(type) value"
+        case .badValue(let text, let type): "'\(text.prefix(60))' is not a value of type \(type)"
+        case .untransformable(let transformer, let reason): "the value transformer '\(transformer)' cannot read the value: \(reason)"
         }
     }
 }
