@@ -92,6 +92,7 @@ extension ManagedObjectContext {
             }
             for object in deletedSet {
                 let index = try router.batch(for: object.objectID, in: &batches)
+                if handingObjects, batches[index].store.needsPermanentIDsBeforeSave { batches[index].changes.objects.append(object) }
                 batches[index].changes.deleted.append(ObjectSnapshot(id: object.objectID, values: object.values,
                                                                      version: object.storeVersion, changed: Self.changedSlots(of: object)))
             }

@@ -89,8 +89,8 @@ struct SaveChanges {
     /// What a store's Core Spotlight delegate made of the inserted and updated objects, by the
     /// snapshot's ID (a new object's temporary one): an encoded `SpotlightEntry`.
     var spotlightEntries: [ManagedObjectID: Data] = [:]
-    /// The inserted and updated objects themselves, for stores that make their records from the
-    /// objects (`needsPermanentIDsBeforeSave`: atomic stores); empty for the others.
+    /// The inserted, updated and deleted objects themselves, for stores that make their records
+    /// from the objects (`needsPermanentIDsBeforeSave`: custom stores); empty for the others.
     var objects: [ManagedObject] = []
     var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 }
@@ -193,6 +193,13 @@ open class PersistentStore: @unchecked Sendable {
     /// Saves the metadata dictionary (SQLite: `Z_METADATA`).
     public func setMetadata(_ metadata: [String: Any]) throws {
         self.metadata = metadata
+    }
+
+    /// Takes `metadata` as the store's, and its `NSStoreUUID` as the store's identifier: what
+    /// custom stores do when they read their metadata, before any object ID is made.
+    func adoptMetadata(_ metadata: [String: Any]) {
+        self.metadata = metadata
+        if let uuid = metadata["NSStoreUUID"] as? String, !uuid.isEmpty { identifier = uuid }
     }
 
     /// Waits until the marker files of every earlier save to this store are written and flushed;

@@ -1,26 +1,35 @@
 import Foundation
 
-/// Which `AtomicStore` subclass opens stores of which type: the XML store for `.xml`, and what
-/// applications register.
+/// A store class applications can register for a store type of their own: subclasses of
+/// `AtomicStore` and `IncrementalStore`, which the coordinator makes with this initializer.
+public protocol RegistrableStore: PersistentStore {
+    init(persistentStoreCoordinator coordinator: PersistentStoreCoordinator, configurationName: String?,
+         at url: URL, options: [String: any Sendable])
+    /// Reads a store's metadata without adding it.
+    static func metadataForPersistentStore(with url: URL) throws -> [String: Any]
+}
+
+/// Which store class opens stores of which type: the XML store for `.xml`, and what applications
+/// register.
 final class StoreClassRegistry: @unchecked Sendable {
     static let shared = StoreClassRegistry()
     private let lock = NSLock()
-    private var classes: [StoreType: AtomicStore.Type] = [.xml: XMLStore.self]
+    private var classes: [StoreType: any RegistrableStore.Type] = [.xml: XMLStore.self]
 
-    func storeClass(for type: StoreType) -> AtomicStore.Type? {
+    func storeClass(for type: StoreType) -> (any RegistrableStore.Type)? {
         lock.withLock { classes[type] }
     }
 
     /// The type `storeClass` is registered for (the first, if several).
-    func type(of storeClass: AtomicStore.Type) -> StoreType? {
-        lock.withLock { classes.first { $0.value == storeClass }?.key }
+    func type(of storeClass: any RegistrableStore.Type) -> StoreType? {
+        lock.withLock { classes.first { ObjectIdentifier($0.value) == ObjectIdentifier(storeClass) }?.key }
     }
 
-    func register(_ storeClass: AtomicStore.Type?, for type: StoreType) {
+    func register(_ storeClass: (any RegistrableStore.Type)?, for type: StoreType) {
         lock.withLock { classes[type] = storeClass }
     }
 
-    var registered: [StoreType: AtomicStore.Type] {
+    var registered: [StoreType: any RegistrableStore.Type] {
         lock.withLock { classes }
     }
 }
@@ -29,7 +38,7 @@ extension PersistentStoreCoordinator {
     /// Makes `addPersistentStore(type:…)` open stores of `type` with `storeClass`, as Core Data's
     /// `registerStoreClass(_:type:)`; nil takes a registration back. `.sqlite` and `.inMemory`
     /// are the framework's own and cannot be given to another class.
-    public static func registerStoreClass(_ storeClass: AtomicStore.Type?, type: StoreType) throws {
+    public static func registerStoreClass(_ storeClass: (any RegistrableStore.Type)?, type: StoreType) throws {
         guard type != .sqlite, type != .inMemory else {
             throw PersistenceError.invalidRequest("the \(type) store type is the framework's own; register a class under a type of its own")
         }
@@ -38,7 +47,7 @@ extension PersistentStoreCoordinator {
 
     /// The store types a coordinator can add besides `.sqlite` and `.inMemory`, with the classes
     /// that open them.
-    public static var registeredStoreTypes: [StoreType: AtomicStore.Type] {
+    public static var registeredStoreTypes: [StoreType: any RegistrableStore.Type] {
         StoreClassRegistry.shared.registered
     }
 }

@@ -75,6 +75,27 @@ public final class FetchRequest: @unchecked Sendable {
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
     }
+
+    /// A request of its own with every setting of this one (`NSFetchRequest`'s `copy()`).
+    public func copy() -> FetchRequest {
+        let copy = FetchRequest(entityName: entityName, predicate: predicate, sortDescriptors: sortDescriptors)
+        copy.fetchLimit = fetchLimit
+        copy.fetchOffset = fetchOffset
+        copy.fetchBatchSize = fetchBatchSize
+        copy.includesSubentities = includesSubentities
+        copy.includesPendingChanges = includesPendingChanges
+        copy.returnsObjectsAsFaults = returnsObjectsAsFaults
+        copy.includesPropertyValues = includesPropertyValues
+        copy.shouldRefreshRefetchedObjects = shouldRefreshRefetchedObjects
+        copy.relationshipKeyPathsForPrefetching = relationshipKeyPathsForPrefetching
+        copy.resultType = resultType
+        copy.propertiesToFetch = propertiesToFetch
+        copy.returnsDistinctResults = returnsDistinctResults
+        copy.propertiesToGroupBy = propertiesToGroupBy
+        copy.havingPredicate = havingPredicate
+        copy.affectedStores = affectedStores
+        return copy
+    }
 }
 
 /// A fetch as a store receives it: the request with its entity resolved.

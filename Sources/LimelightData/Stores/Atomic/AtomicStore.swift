@@ -21,10 +21,10 @@ import Foundation
 ///
 /// The store's UUID, part of every object URI, is the metadata's `NSStoreUUID`: a subclass that
 /// keeps one sets it with `setMetadata(_:)` in `load()` before making object IDs.
-open class AtomicStore: PersistentStore, @unchecked Sendable {
+open class AtomicStore: PersistentStore, RegistrableStore, @unchecked Sendable {
     /// Every object's node, by ID.
     var nodesByID: [ManagedObjectID: AtomicStoreCacheNode] = [:]
-    var references = AtomicStoreReferences()
+    var references = ReferenceObjectKeys()
 
     /// A store of the type this class is registered for, at `url`; `load()` reads it when the
     /// coordinator adds it.
@@ -132,8 +132,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     /// Replaces the metadata, kept in memory until the next `save()` writes it. Its `NSStoreUUID`
     /// becomes the store's identifier: set it before making object IDs.
     public override func setMetadata(_ metadata: [String: Any]) throws {
-        self.metadata = metadata
-        if let uuid = metadata["NSStoreUUID"] as? String, !uuid.isEmpty { identifier = uuid }
+        adoptMetadata(metadata)
     }
 
     /// The nodes in the order of their entities' names and their keys: what writers use so that

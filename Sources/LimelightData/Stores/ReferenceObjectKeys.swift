@@ -1,13 +1,13 @@
 import Foundation
 
-/// The two-way map between an atomic store's reference objects (its own keys for objects: an
+/// The two-way map between a custom store's reference objects (its own keys for objects: an
 /// XML store's `z102`, a row number, a UUID string) and the integer keys object IDs and their
 /// URIs carry, per inheritance tree as the SQLite store's primary keys are.
 ///
 /// An integer reference is its own key, so URIs of stores that use integers stay the same from
 /// one launch to the next; any other reference gets the next key above every key handed out,
 /// which depends on the order objects are loaded in.
-struct AtomicStoreReferences {
+struct ReferenceObjectKeys {
     private var keys: [ObjectIdentifier: [AnyHashable: Int64]] = [:]
     private var references: [ObjectIdentifier: [Int64: AnyHashable]] = [:]
     private var highest: [ObjectIdentifier: Int64] = [:]
