@@ -31,6 +31,7 @@ extension Limelight {
                     switch property {
                     case let attribute as AttributeDescription:
                         kind = attribute.attributeType.rawValue + (attribute.derivationExpression.map { " derived from \($0)" } ?? "")
+                            + (attribute.defaultValue.map { " = \(Self.describeDefault($0))" } ?? "")
                     case let relationship as RelationshipDescription:
                         kind = "\(relationship.isToMany ? relationship.isOrdered ? "ordered to-many" : "to-many" : "to-one") \(relationship.destinationEntityName)"
                             + (relationship.inverseName.map { " (inverse \($0))" } ?? "") + " \(relationship.deleteRule.rawValue)"
@@ -39,13 +40,26 @@ extension Limelight {
                     }
                     print("  \(property.name): \(kind)\(flags.isEmpty ? "" : " [\(flags.joined(separator: ", "))]")")
                 }
+                for constraint in entity.uniquenessConstraints { print("  unique: \(constraint.joined(separator: ", "))") }
             }
+            // Warnings are what Xcode warns about and Core Data loads anyway; problems stop it.
+            for warning in ModelChecks.warnings(in: loaded) { print("warning: \(warning)") }
             let problems = ModelChecks.problems(in: loaded)
             if problems.isEmpty {
                 print("model OK: \(loaded.entities.count) entities")
             } else {
                 for problem in problems { print("problem: \(problem)") }
                 throw ExitCode(1)
+            }
+        }
+
+        /// A default value as the model file writes it; dates in UTC, to read against the file.
+        static func describeDefault(_ value: Any) -> String {
+            switch value {
+            case let date as Date: return ISO8601DateFormatter().string(from: date)
+            case let text as String: return "\"\(text)\""
+            case let flag as Bool: return flag ? "YES" : "NO"
+            default: return "\(value)"
             }
         }
 
@@ -59,15 +73,27 @@ extension Limelight {
     }
 }
 
-/// Checks a model for what Core Data would warn about.
+/// Checks a model for what Core Data refuses (problems) and what Xcode only warns about.
 enum ModelChecks {
+    /// Relationships without an inverse: Xcode warns, Core Data loads and stores them (many
+    /// models in the wild have some), so they do not fail the check.
+    static func warnings(in model: ManagedObjectModel) -> [String] {
+        guard (try? model.resolve()) != nil else { return [] }
+        return model.entities.flatMap { entity in
+            entity.ownProperties.compactMap { property -> String? in
+                guard let relationship = property as? RelationshipDescription, relationship.inverseRelationship == nil else { return nil }
+                return "\(entity.name).\(relationship.name) has no inverse relationship"
+            }
+        }
+    }
+
     static func problems(in model: ManagedObjectModel) -> [String] {
         var problems: [String] = []
         do { try model.resolve() } catch { return ["\(error)"] }
         for entity in model.entities {
             for case let relationship as RelationshipDescription in entity.ownProperties {
                 if relationship.inverseRelationship == nil {
-                    problems.append("\(entity.name).\(relationship.name) has no inverse relationship")
+                    continue
                 } else if relationship.inverseRelationship?.inverseName != relationship.name {
                     problems.append("\(entity.name).\(relationship.name): its inverse does not point back")
                 }

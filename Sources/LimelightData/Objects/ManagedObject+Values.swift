@@ -136,6 +136,14 @@ extension ManagedObject {
                 case let set as Set<ManagedObject>: objects = Array(set)
                 case let array as [ManagedObject]: objects = array
                 case nil: objects = []
+                // Code written for Core Data sets NSSet and NSOrderedSet values (generated
+                // accessors do); their order is kept for ordered relationships.
+                case let ordered as NSOrderedSet where ordered.array.allSatisfy({ $0 is ManagedObject }):
+                    objects = ordered.array.compactMap { $0 as? ManagedObject }
+                case let set as NSSet where set.allObjects.allSatisfy({ $0 is ManagedObject }):
+                    objects = set.allObjects.compactMap { $0 as? ManagedObject }
+                case let array as NSArray where array.allSatisfy({ $0 is ManagedObject }):
+                    objects = array.compactMap { $0 as? ManagedObject }
                 default:
                     managedObjectContext?.recordProblem(ValidationFailure(object: self, key: property.name,
                         reason: "expected a set of objects, got \(type(of: newValue!))"))

@@ -57,7 +57,15 @@ extension ManagedObjectModel {
             guard let last = try versions(inBundle: url).last else { throw ModelError("empty model bundle", at: url.path) }
             return last.url.appendingPathComponent("contents")
         }
-        return url.appendingPathComponent("contents")
+        let contents = url.appendingPathComponent("contents")
+        if !FileManager.default.fileExists(atPath: contents.path),
+           FileManager.default.fileExists(atPath: url.appendingPathComponent("elements").path) {
+            // Xcode 3 kept models as binary "elements" and "layout" archives; Xcode 4 and later
+            // convert them to the contents XML when the model is opened and saved.
+            throw ModelError("this .xcdatamodel is in the Xcode 3 format (an elements file, no contents); "
+                             + "open it in Xcode 4 or later and save it to convert it", at: url.path)
+        }
+        return contents
     }
 }
 
@@ -158,6 +166,14 @@ struct ModelXMLReader {
             }
             attribute.defaultValue = value
             attribute.originalXMLText["defaultValueString"] = text
+        }
+        if let text = attrs.removeValue(forKey: "defaultDateTimeInterval") {
+            // Xcode writes a date attribute's default as seconds since 2001-01-01 under this name.
+            guard type == .date, let seconds = Double(text) else {
+                throw ModelError("attribute '\(name)': defaultDateTimeInterval '\(text)' is not seconds since 2001-01-01 on a Date attribute", at: location)
+            }
+            attribute.defaultValue = Date(timeIntervalSinceReferenceDate: seconds)
+            attribute.originalXMLText["defaultDateTimeInterval"] = text
         }
         attribute.valueTransformerName = attrs.removeValue(forKey: "valueTransformerName")
         attribute.customClassName = attrs.removeValue(forKey: "customClassName")

@@ -107,9 +107,12 @@ enum ModelXMLWriter {
         case let attribute as AttributeDescription:
             attrs["attributeType"] = attribute.attributeType.rawValue
             if let value = attribute.defaultValue, let text = AttributeDefaultValue.format(value, type: attribute.attributeType) {
-                let original = attribute.originalXMLText["defaultValueString"]
+                // Dates go where Xcode puts them, unless the file said defaultValueString.
+                let key = attribute.attributeType == .date && attribute.originalXMLText["defaultValueString"] == nil
+                    ? "defaultDateTimeInterval" : "defaultValueString"
+                let original = attribute.originalXMLText[key]
                 let same = original.flatMap { AttributeDefaultValue.parse($0, type: attribute.attributeType) }.map { ValueEquality.same($0, value) } ?? false
-                attrs["defaultValueString"] = same ? original : text
+                attrs[key] = same ? original : text
             }
             if let name = attribute.valueTransformerName { attrs["valueTransformerName"] = name }
             if let name = attribute.customClassName { attrs["customClassName"] = name }

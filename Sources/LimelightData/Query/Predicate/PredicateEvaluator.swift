@@ -26,22 +26,38 @@ struct PredicateEvaluator {
         case .direct:
             return try compare(left, right, comparison)
         case .any:
+            if left == nil, Self.crossesToMany(comparison.left, object) { return false }
             guard let items = Self.flattened(left) else { return try compare(left, right, comparison) }
             for item in items where try compare(item, right, comparison) { return true }
             return false
         case .all:
+            if left == nil, Self.crossesToMany(comparison.left, object) { return true }
             guard let items = Self.flattened(left) else { return try compare(left, right, comparison) }
             for item in items where try !compare(item, right, comparison) { return false }
             return true
         }
     }
 
-    /// The elements ANY/ALL range over: a key path through two to-manys gives a collection of
-    /// collections, which counts as one flat collection (as the SQL join does).
+    /// Whether `expression` is a key path of `object` that goes through a to-many relationship.
+    /// Such a path reads nil when a to-one before the to-many is nil (`owner.items.score` of an
+    /// object without owner); ANY and ALL then range over no elements, as the SQL join does.
+    static func crossesToMany(_ expression: QueryExpression, _ object: Any?) -> Bool {
+        guard case .keyPath(let path) = expression, var entity = (object as? ManagedObject)?.entity else { return false }
+        for key in path.split(separator: ".") {
+            guard let relationship = entity.relationshipsByName[String(key)] else { return false }
+            if relationship.isToMany { return true }
+            guard let destination = relationship.destinationEntity else { return false }
+            entity = destination
+        }
+        return false
+    }
+
+    /// The elements ANY/ALL range over: a key path through two or more to-manys gives
+    /// collections of collections, which count as one flat collection (as the SQL joins do).
     static func flattened(_ value: Any?) -> [Any?]? {
         guard let items = PredicateValues.elements(value) else { return nil }
         guard items.contains(where: { PredicateValues.elements($0) != nil }) else { return items }
-        return items.flatMap { PredicateValues.elements($0) ?? [$0] }
+        return items.flatMap { flattened($0) ?? [$0] }
     }
 
     func compare(_ left: Any?, _ right: Any?, _ comparison: ComparisonPredicate) throws -> Bool {

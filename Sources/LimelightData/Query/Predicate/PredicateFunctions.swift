@@ -171,11 +171,30 @@ enum PredicateFunctions {
         }
     }
 
+    /// Reads a date written as NSDate describes itself: `2024-03-04 10:00:00 +0000`. A formatter
+    /// per call, as such casts are rare and formatters are not safe to share across threads.
+    static func dateFromDescription(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
+        return formatter.date(from: text.trimmingCharacters(in: .whitespaces))
+    }
+
     static func cast(_ value: Any?, to type: String) throws -> Any? {
         guard let value else { return nil }
         switch type {
         case "NSDate", "Date":
             if let date = value as? Date { return date }
+            if let text = value as? String, Double(text) == nil {
+                // NSDate's description form, which apps write into predicates by hand:
+                // CAST('2024-03-04 00:00:00 +0000', 'NSDate').
+                guard let date = Self.dateFromDescription(text) else {
+                    throw PredicateEvaluationError("CAST to NSDate needs seconds since 2001-01-01 or a date written "
+                                                   + "'YYYY-MM-DD HH:MM:SS ±HHMM', got '\(text)'")
+                }
+                return date
+            }
             guard let seconds = PredicateValues.double(value) ?? (value as? String).flatMap(Double.init) else {
                 throw PredicateEvaluationError("CAST to NSDate needs seconds since 2001-01-01, got \(value)")
             }

@@ -228,7 +228,10 @@ extension PredicateParser {
         default:
             break
         }
-        if Self.reserved.contains(upper) { throw failure("a value, key path or function") }
+        if Self.reserved.contains(upper) {
+            // Keys such as `size`, `first` or `order`… are common attribute names; say how to use one.
+            throw failure("a value, key path or function; \(name) is a reserved word, write #\(name) or %K to use it as a key")
+        }
         position += 1
         if case .symbol("(") = current.kind {
             guard let selector = PredicateFunctions.selector(for: name) else {

@@ -50,7 +50,29 @@ public struct QueryConstant: Equatable, @unchecked Sendable {
         if let optional = value as? OptionalValueBox { unwrapped = optional.unboxed } else { unwrapped = value }
         if let double = unwrapped as? Double, double.isNaN { self.value = nil; return }
         if let float = unwrapped as? Float, float.isNaN { self.value = nil; return }
-        self.value = unwrapped
+        self.value = Self.bridged(unwrapped)
+    }
+
+    /// Foundation objects as the Swift values they stand for. Arguments often come from
+    /// Objective-C-style code: `NSNull()` means nil, as in Core Data; an `NSNumber` is read by the
+    /// type it was made with, so `NSNumber(value: 1)` stays the number 1 rather than `YES`; an
+    /// `NSArray` or `NSSet` of them is a list of those values.
+    static func bridged(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        if value is NSNull { return nil }
+        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
+            let code = String(cString: number.objCType)
+            if code == "f" || code == "d" { return number.doubleValue }
+            // Booleans are NSNumber subclasses of one-byte type; NSNumber(value: Int8(1)) is not.
+            if (code == "c" || code == "B") && type(of: value) != NSNumber.self && (number.int64Value == 0 || number.int64Value == 1) {
+                return number.boolValue
+            }
+            if (code == "Q" || code == "L") && number.uint64Value > UInt64(Int64.max) { return number.uint64Value }
+            return number.int64Value
+        }
+        if type(of: value) is NSArray.Type, let array = value as? NSArray { return array.map { bridged($0) } }
+        if type(of: value) is NSSet.Type, let set = value as? NSSet { return set.allObjects.map { bridged($0) } }
+        return value
     }
 
     public static func == (lhs: QueryConstant, rhs: QueryConstant) -> Bool {

@@ -114,7 +114,10 @@ extension SQLPredicateTranslator {
         let (related, join) = try relatedRows(toMany.relationship, owner: toMany.scope)
         let inner = Scope(alias: related.alias, entity: related.entity, variables: scope.variables)
         var element = c
-        element.modifier = .direct
+        // A key path through a second to-many (`ANY folders.notes.title == …`) keeps the modifier,
+        // so its rest becomes an EXISTS of its own: ANY and ALL then range over all the elements
+        // reached, as in memory, where such a path gives one flattened collection.
+        element.modifier = c.modifier == .all ? .all : .any
         element.left = toMany.rest.isEmpty ? .evaluatedObject : .keyPath(toMany.rest.joined(separator: "."))
         if c.operatorType == .contains && c.modifier == .direct { element.operatorType = .equal }
         var innerBindings: [SQLiteValue] = []

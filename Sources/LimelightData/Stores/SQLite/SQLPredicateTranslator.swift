@@ -121,10 +121,11 @@ struct SQLPredicateTranslator {
         if let toMany = left.toMany {
             return try collectionComparison(c, toMany, scope, &bindings, right: right)
         }
-        if c.modifier != .direct {
-            throw Self.unsupported("\(c.modifier == .any ? "ANY" : "ALL") needs a to-many key path on its left: \(PredicatePrinter.format(c.left))")
-        }
-        return try scalarComparison(c, left, scope, &bindings, right: right)
+        // ANY/ALL (and NONE, which is NOT ANY) on a single value compare that value: apps write
+        // `NONE SELF IN %@` and `ANY owner.name == %@`, and in-memory evaluation reads them so too.
+        var single = c
+        single.modifier = .direct
+        return try scalarComparison(single, left, scope, &bindings, right: right)
     }
 
     /// The rows on the other side of a to-many, correlated with `owner`.
