@@ -85,4 +85,26 @@ struct SpotlightExclusionTests {
         #expect(document.fields.isEmpty && document.data.isEmpty)
         #expect(document.values == [IndexLayout.markerTimeSlot: SearchIndex.sortableSerialise(12.5)])
     }
+
+    /// What the daemon does for a delegate's `deleteSpotlightIndex()`: one store's documents
+    /// become stand-ins, another store's stay, and the markers are up to date for a reconcile.
+    @Test func removingAStoresDocumentsLeavesOtherStoresAlone() throws {
+        let (library, _, _) = try shelvedLibrary()
+        let store = try #require(LibraryModel.roots(library.scratch).keys.first)
+        let other = IndexRecord(marker: "/records/0C1F4A2E-0000-0000-0000-000000000001/Note/4.note", displayName: "Elsewhere",
+                                text: "sand elsewhere")
+        try library.indexer.index.replaceDocument(library.indexer.document(for: other, markerTime: 1))
+        try library.indexer.index.commit()
+        #expect(try library.indexer.removeDocuments(ofStore: store) == 1)
+        #expect(library.indexer.index.searchableDocumentCount == 1)
+        #expect(library.indexer.index.keptOutCount == 3)
+        let reader = try library.reader
+        var query = SearchQuery(text: "sand")
+        query.limit = 10
+        #expect(try reader.search(query).hits.count == 1)
+        let plan = try Reconciler.plan(index: library.indexer.index, roots: LibraryModel.roots(library.scratch),
+                                       registered: [store, "0C1F4A2E-0000-0000-0000-000000000001"])
+        #expect(plan.changed.isEmpty && plan.removedURIs.isEmpty)
+        #expect(throws: SearchIndexError.self) { try library.indexer.removeDocuments(ofStore: "a/b") }
+    }
 }

@@ -35,6 +35,7 @@ open class CoreDataCoreSpotlightDelegate: @unchecked Sendable {
     public private(set) weak var coordinator: PersistentStoreCoordinator?
     private let state = NSLock()
     private var indexing = false
+    private var index: URL?
     private let logger = Logger(label: "limelight.spotlight")
 
     public init(forStoreWith description: PersistentStoreDescription, coordinator: PersistentStoreCoordinator) {
@@ -44,6 +45,13 @@ open class CoreDataCoreSpotlightDelegate: @unchecked Sendable {
 
     /// Whether saves are described to the index by this delegate.
     public var isIndexingEnabled: Bool { state.withLock { indexing } }
+
+    /// The index `deleteSpotlightIndex()` asks limelightd to change; `nil` (the default) is the
+    /// user's index, `$XDG_DATA_HOME/limelight/index`, which limelightd keeps unless told otherwise.
+    public var indexURL: URL? {
+        get { state.withLock { index } }
+        set { state.withLock { index = newValue } }
+    }
 
     /// What the index holds of `object`; `nil` keeps the object out of the index altogether.
     ///
@@ -119,13 +127,20 @@ open class CoreDataCoreSpotlightDelegate: @unchecked Sendable {
         return set
     }
 
-    private func indexedStore() throws -> SQLiteStore {
+    /// The store at the description's URL, as the coordinator has it.
+    func describedStore() throws -> PersistentStore {
         guard let coordinator else {
             throw PersistenceError.invalidRequest("the Spotlight delegate's coordinator is gone")
         }
         guard let url = storeDescription.url, let store = coordinator.persistentStore(for: url) else {
             throw PersistenceError.invalidRequest("the coordinator has no store at \(storeDescription.url?.path ?? "(no URL)")")
         }
+        return store
+    }
+
+    private func indexedStore() throws -> SQLiteStore {
+        let store = try describedStore()
+        let url = store.url ?? URL(fileURLWithPath: "/")
         guard let sqlite = store as? SQLiteStore, sqlite.externalRecords != nil else {
             throw PersistenceError.store(path: url.path,
                                          reason: "the store keeps no marker files, which carry what Spotlight indexes: add it with StoreOption.externalRecordExtension")

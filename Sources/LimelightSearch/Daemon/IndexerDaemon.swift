@@ -86,6 +86,9 @@ public final class IndexerDaemon: @unchecked Sendable {
         // in the background.
         do {
             let server = try SearchServer(indexPath: options.indexPath, logger: logger)
+            server.indexRequests = { [weak self] request in
+                self?.carryOut(request) ?? .failed("limelightd is stopping")
+            }
             server.start()
             searchServer = server
         } catch {
@@ -297,6 +300,28 @@ public final class IndexerDaemon: @unchecked Sendable {
         writeStatus()
         // A reconcile is a large piece of work done once, not one of a stream: release at once.
         releaseMemory()
+    }
+
+    /// A request to change the index, from the search thread: carried out on the daemon's queue,
+    /// between batches, and committed before the reply.
+    private func carryOut(_ request: IndexRequest) -> IndexRequest.Reply {
+        queue.sync {
+            guard !stopped else { return .failed("limelightd is stopping") }
+            switch request {
+            case .removeStore(let store):
+                do {
+                    let removed = try indexer.removeDocuments(ofStore: store)
+                    removedTotal += removed
+                    lastCommit = Date()
+                    logger.info("limelightd: removed \(removed) document(s) of store \(store) on request; its markers are remembered as kept out")
+                    writeStatus()
+                    return .done("removed \(removed) document(s) of store \(store)")
+                } catch {
+                    logger.error("limelightd: cannot remove the documents of store \(store): \(error)")
+                    return .failed("\(error)")
+                }
+            }
+        }
     }
 
     private func fallBackToScanning(_ root: String) {
