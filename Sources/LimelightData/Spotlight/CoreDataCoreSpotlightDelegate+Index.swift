@@ -26,9 +26,10 @@ extension CoreDataCoreSpotlightDelegate {
     /// `open`); the index remembers each of them as kept out, so the daemon does not import them
     /// again at its next start. An object saved later is indexed again, with this delegate's
     /// description while it indexes and from its properties otherwise, as any save without a
-    /// delegate is; `reindexAllObjects()` or `limelight markers --rebuild` brings every object
-    /// back. Core Data asks for `stopSpotlightIndexing()` first and otherwise recreates the
-    /// index at once; here nothing is recreated until objects change.
+    /// delegate is; `reindexAllObjects()` brings every object back (a marker rebuild does not:
+    /// it leaves markers in step with their rows as they are). Core Data asks for
+    /// `stopSpotlightIndexing()` first and otherwise recreates the index at once; here nothing
+    /// is recreated until objects change.
     public func deleteSpotlightIndex(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
         let storeIdentifier: String
         do {
