@@ -245,7 +245,7 @@ public final class IndexerDaemon: @unchecked Sendable {
         removedTotal += report.removed
         keptOutTotal += report.keptOut
         lastCommit = Date()
-        logger.debug("limelightd: batch \(batches): indexed \(report.indexed), kept out \(report.keptOut), removed \(report.removed), failed \(report.failed)")
+        logger.debug("limelightd: batch \(batches): indexed \(report.indexed), removed \(report.removed), failed \(report.failed), kept out \(report.keptOut)")
         writeStatus()
         releaseMemoryWhenIdle()
     }
