@@ -39,6 +39,10 @@ struct SearchWireFormatTests {
         }
         #expect(IndexRequest.decodeReply(Array("limelight-index-reply 1 7\nx".utf8)) == nil)
         #expect(IndexRequest.decodeReply(SearchWireFormat.encode(SearchReply(output: "x"))) == nil)
+        guard case .declined? = IndexRequest.decodeReply(SearchWireFormat.encodeDeclined("not a search request")) else {
+            Issue.record("an earlier daemon's refusal is not read as declined")
+            return
+        }
     }
 
     @Test func malformedRequestsAndRepliesAreRefused() {

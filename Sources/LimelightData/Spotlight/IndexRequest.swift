@@ -63,6 +63,10 @@ package enum IndexRequest: Equatable, Sendable {
     }
 
     package static func decodeReply(_ bytes: [UInt8]) -> Reply? {
+        // A daemon from before these requests declines them as a search it does not understand.
+        if bytes.starts(with: Array("limelight-reply 1 2 ".utf8)) {
+            return .declined("this limelightd takes no requests to change its index (it is older than this program)")
+        }
         guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
         let header = String(decoding: bytes[..<newline], as: UTF8.self)
         let message = String(decoding: bytes[(newline + 1)...], as: UTF8.self)
