@@ -27,8 +27,9 @@ import Logging
 ///
 /// The store must keep marker files (`StoreOption.externalRecordExtension`): they are how saves
 /// reach `limelightd`. Core Data asks for persistent history instead; the marker journal is this
-/// framework's equivalent. Only saves made while the delegate indexes carry attribute sets; an
-/// object saved by a process without one is indexed from its properties, as before.
+/// framework's equivalent. Only saves and batch requests made while the delegate indexes, in its
+/// process, carry attribute sets; an object saved or batch-changed by a process without one is
+/// indexed from its properties, as before.
 open class CoreDataCoreSpotlightDelegate: @unchecked Sendable {
     /// The store the delegate describes, as given.
     public let storeDescription: PersistentStoreDescription
