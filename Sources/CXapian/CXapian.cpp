@@ -168,6 +168,12 @@ unsigned cx_writer_doccount(cx_writer *writer, cx_error *error) {
     return count;
 }
 
+unsigned cx_writer_termfreq(cx_writer *writer, const char *term, cx_error *error) {
+    unsigned count = 0;
+    guarded(error, [&] { count = writer->db.get_termfreq(term); });
+    return count;
+}
+
 int cx_writer_terms(cx_writer *writer, const char *prefix, unsigned slot, cx_term_callback callback, void *context,
                     cx_error *error) {
     return guarded(error, [&] {

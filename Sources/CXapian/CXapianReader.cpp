@@ -63,6 +63,12 @@ unsigned cx_reader_doccount(cx_reader *reader, cx_error *error) {
     return count;
 }
 
+unsigned cx_reader_termfreq(cx_reader *reader, const char *term, cx_error *error) {
+    unsigned count = 0;
+    reader_guarded(reader, error, [&] { count = reader->db.get_termfreq(term); });
+    return count;
+}
+
 char *cx_reader_get_metadata(cx_reader *reader, const char *key, cx_error *error) {
     std::string value;
     if (reader_guarded(reader, error, [&] { value = reader->db.get_metadata(key); }) != CX_OK) return nullptr;
@@ -95,6 +101,10 @@ int cx_reader_search(cx_reader *reader, const cx_query *query, cx_hit_callback c
         // A stemmed word reaches the words that have its stem through the stem table.
         if (!stemmer.is_none()) parsed = cx::StemTable::expand(reader->db, parsed);
         if (query->filter_count > 0) parsed = Xapian::Query(Xapian::Query::OP_FILTER, parsed, filter_of(query));
+        // Documents that only remember a marker (an object kept out of the index) are never hits.
+        if (query->hidden_term && *query->hidden_term) {
+            parsed = Xapian::Query(Xapian::Query::OP_AND_NOT, parsed, Xapian::Query(query->hidden_term));
+        }
         Xapian::Enquire enquire(reader->db);
         enquire.set_query(parsed);
         if (query->sort_slot >= 0) {

@@ -49,6 +49,12 @@ extension Limelight {
             guard let persistent = opened.coordinator.persistentStores.first else { throw CommandError("no store") }
             let report = try persistent.rebuildExternalRecords()
             print("created \(report.created), rewrote \(report.rewritten), removed \(report.removed), unchanged \(report.unchanged)")
+            // This command has no Core Spotlight delegate: it keeps what markers said, and says
+            // what it could not.
+            if report.keptDescriptions > 0 { print("kept the Core Spotlight delegate's description in \(report.keptDescriptions) marker(s)") }
+            if report.storeIsDescribed && report.created > 0 {
+                print("\(report.created) marker(s) made anew carry no description: their objects are indexed from their properties until the application saves them or calls reindexAllObjects()")
+            }
         }
     }
 }

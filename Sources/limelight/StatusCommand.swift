@@ -33,10 +33,13 @@ extension Limelight {
             print("limelightd: running (pid \(status.pid), since \(ISO8601Timestamp.string(from: status.startedAt)))")
             print("index: \(status.indexPath)")
             print("searches: \(status.searchSocket.map { "answered at \($0)" } ?? "not answered (limelight search runs them itself)")")
-            print("documents: \(status.documents)")
+            print("documents: \(status.documents)\(status.keptOut.map { $0 > 0 ? " (and \($0) objects kept out by their applications)" : "" } ?? "")")
             print("last commit: \(status.lastCommit.map(ISO8601Timestamp.string(from:)) ?? "none")")
             print("queue: \(status.queued)")
-            print("batches: \(status.batches); indexed \(status.indexedTotal), removed \(status.removedTotal); queue overflows: \(status.overflows)")
+            print("batches: \(status.batches); indexed \(status.indexedTotal), kept out \(status.keptOutTotal ?? 0), removed \(status.removedTotal); queue overflows: \(status.overflows)")
+            if let reconcile = status.lastReconcile {
+                print("last reconcile: \(ISO8601Timestamp.string(from: reconcile.at)): \(reconcile.toIndex) to index (\(reconcile.indexed) indexed, \(reconcile.keptOut) kept out), \(reconcile.toRemove) removed, \(reconcile.unchanged) unchanged")
+            }
             print("roots: \(status.roots.count)")
             for (store, root) in status.roots.sorted(by: { $0.key < $1.key }) {
                 let scanned = status.scannedRoots.contains { $0 == root || $0.hasPrefix(root + "/") }
@@ -72,7 +75,7 @@ extension Limelight {
             let plan = try Reconciler.plan(index: indexer.index, roots: ExternalRecordsRegistry.registeredRoots())
             let total = plan.changed.count
             let bar = ProgressBar(total: total)
-            var done = 0, failed = 0
+            var done = 0, failed = 0, keptOut = 0
             let start = Date()
             var removedURIs = plan.removedURIs
             for chunk in stride(from: 0, to: max(total, 1), by: batchSize) {
@@ -81,10 +84,11 @@ extension Limelight {
                 removedURIs = []
                 done += slice.count
                 failed += report.failed
+                keptOut += report.keptOut
             }
             bar?.finish()
             let seconds = Date().timeIntervalSince(start)
-            print("indexed \(total - failed), removed \(plan.removedURIs.count), unchanged \(plan.unchanged), failed \(failed) in \(String(format: "%.2f", seconds)) s")
+            print("indexed \(total - failed - keptOut)\(keptOut > 0 ? ", kept out \(keptOut)" : ""), removed \(plan.removedURIs.count), unchanged \(plan.unchanged), failed \(failed) in \(String(format: "%.2f", seconds)) s")
             for (marker, reason) in indexer.failures.sorted(by: { $0.key < $1.key }).prefix(20) { print("  failed \(marker): \(reason)") }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LimelightData
 import Testing
 @testable import LimelightSearch
 
@@ -21,6 +22,26 @@ struct SearchWireFormatTests {
         for reply in [SearchReply(output: "Salsa\n  uri: x\0y\n", errorOutput: "dropped x: gone\n"),
                       SearchReply(), SearchReply(errorOutput: "no matches\n"), SearchReply(failure: "no indexed property 'colour'")] {
             #expect(SearchWireFormat.decodeReply(SearchWireFormat.encode(reply)) == reply)
+        }
+    }
+
+    /// Requests to change the index share the socket: neither kind is taken for the other.
+    @Test func indexRequestsRoundTripAndAreNoSearches() throws {
+        let request = IndexRequest.removeStore("0C1F4A2E-55AA-4B61-9F00-0123456789AB")
+        let bytes = request.encoded(indexPath: "/data/index")
+        let decoded = try #require(IndexRequest.decode(bytes))
+        #expect(decoded.request == request && decoded.indexPath == "/data/index")
+        #expect(SearchWireFormat.decodeRequest(bytes) == nil)
+        #expect(IndexRequest.decode(SearchWireFormat.encode(SearchRequest(options: SearchService.Options(query: "x")), indexPath: "/i")) == nil)
+        #expect(IndexRequest.decode(Array(bytes.dropLast())) == nil)
+        for reply in [IndexRequest.Reply.done("removed 3 document(s)"), .failed("why\nnot"), .declined("")] {
+            #expect(IndexRequest.decodeReply(IndexRequest.encode(reply)) == reply)
+        }
+        #expect(IndexRequest.decodeReply(Array("limelight-index-reply 1 7\nx".utf8)) == nil)
+        #expect(IndexRequest.decodeReply(SearchWireFormat.encode(SearchReply(output: "x"))) == nil)
+        guard case .declined? = IndexRequest.decodeReply(SearchWireFormat.encodeDeclined("not a search request")) else {
+            Issue.record("an earlier daemon's refusal is not read as declined")
+            return
         }
     }
 

@@ -75,10 +75,11 @@ struct SpotlightDelegateIndexingTests {
         dune.setValue("hidden", forKey: "shelf")
         try library.context.save()
         let hiding = try library.index()
-        // Two: the hidden book too, whose marker has no document, so every reconcile takes it again.
-        #expect(hiding.removed == 2 && hiding.failed == 0)
+        // One: the book hidden before is remembered as kept out, and not imported again.
+        #expect(hiding.keptOut == 1 && hiding.indexed == 0 && hiding.removed == 0 && hiding.failed == 0)
         #expect(try library.search("sand").isEmpty)
-        #expect(library.indexer.index.documentCount == 1)
+        #expect(library.indexer.index.searchableDocumentCount == 1)
+        #expect(library.indexer.index.keptOutCount == 2)
         dune.setValue("B2", forKey: "shelf")
         try library.context.save()
         try library.index()
@@ -97,13 +98,18 @@ struct SpotlightDelegateIndexingTests {
         }
         try library.context.save()
         try library.index()
-        #expect(library.indexer.index.documentCount == 1_800)
+        #expect(library.indexer.index.searchableDocumentCount == 1_800)
+        #expect(library.indexer.index.keptOutCount == 600)
         #expect(try library.search("\"volume 5\"") == ["Book: Volume 5"])
         #expect(try library.search("\"volume 8\"").isEmpty)
         // Every book described anew as hidden, in a second bulk run over an index that has them.
         for book in books { book.setValue("hidden", forKey: "shelf") }
         try library.context.save()
-        try library.index()
-        #expect(library.indexer.index.documentCount == 0)
+        let second = try library.index()
+        // The books hidden before did not change, and are not imported again.
+        #expect(second.keptOut == 1_800 && second.indexed == 0 && second.failed == 0)
+        #expect(library.indexer.index.searchableDocumentCount == 0)
+        #expect(library.indexer.index.keptOutCount == 2_400)
+        #expect(try Reconciler.plan(index: library.indexer.index, roots: LibraryModel.roots(library.scratch)).changed.isEmpty)
     }
 }

@@ -60,6 +60,8 @@ int cx_writer_set_metadata(cx_writer *writer, const char *key, const char *value
 // Returns a malloc'd string ("" when unset), or NULL on error.
 char *cx_writer_get_metadata(cx_writer *writer, const char *key, cx_error *error);
 unsigned cx_writer_doccount(cx_writer *writer, cx_error *error);
+// How many documents have `term` (0 when none does, or on error).
+unsigned cx_writer_termfreq(cx_writer *writer, const char *term, cx_error *error);
 
 typedef void (*cx_term_callback)(void *context, const char *term, size_t term_length,
                                  const char *value, size_t value_length, int has_value);
@@ -88,6 +90,7 @@ cx_reader *cx_reader_open(const char *path, cx_error *error);
 void cx_reader_close(cx_reader *reader);
 int cx_reader_reopen(cx_reader *reader, cx_error *error);
 unsigned cx_reader_doccount(cx_reader *reader, cx_error *error);
+unsigned cx_reader_termfreq(cx_reader *reader, const char *term, cx_error *error);
 char *cx_reader_get_metadata(cx_reader *reader, const char *key, cx_error *error);
 
 typedef struct cx_query {
@@ -114,6 +117,8 @@ typedef struct cx_query {
     const char *const *filter_terms;
     const int *filter_groups;
     int filter_count;
+    // Documents with this term never match, whatever the query (NULL: none are left out).
+    const char *hidden_term;
 } cx_query;
 
 typedef void (*cx_hit_callback)(void *context, unsigned docid, unsigned rank, int percent,

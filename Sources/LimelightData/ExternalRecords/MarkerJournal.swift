@@ -83,11 +83,18 @@ final class MarkerJournal: SQLiteSaveParticipant {
             try db.step(prepared, sql: Self.insertSQL)
             journaled = true
         }
-        let entries = changes.spotlightEntries
+        var entries = changes.spotlightEntries
+        // A context's save brings its delegate's entries (`describeForSpotlight`); a batch request
+        // brings none, and its objects are described here, as they are in this transaction.
+        if entries.isEmpty, let delegate = SpotlightEntry.describes(store), let coordinator = delegate.coordinator {
+            let marked = (insertedIDs + changes.updated.map(\.id)).filter { entities.marking(of: $0.entity) != nil }
+            if !marked.isEmpty { entries = delegate.entries(describing: marked, coordinator: coordinator) }
+        }
         for (index, id) in insertedIDs.enumerated() {
             guard let marking = entities.marking(of: id.entity) else { continue }
+            // A save's entries name its new objects by their temporary IDs, a batch's by their own.
             try journal(.write, id, entityNumber: marking.entityNumber,
-                        spotlight: entries.isEmpty ? nil : entries[changes.inserted[index].id])
+                        spotlight: entries.isEmpty ? nil : entries[changes.inserted[index].id] ?? entries[id])
         }
         // Indices, not `for snapshot in`: a snapshot copied out of the array costs a reference
         // count for each of its parts, and only the ID and the changed slots are read.

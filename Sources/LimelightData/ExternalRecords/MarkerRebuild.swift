@@ -7,11 +7,24 @@ public struct MarkerRebuildReport: Sendable, Equatable {
     public var rewritten = 0
     public var removed = 0
     public var unchanged = 0
+    /// Markers (of any of the above) that keep the Core Spotlight delegate's description they
+    /// carried: only the delegate can describe an object, so a rebuild keeps what it said.
+    public var keptDescriptions = 0
+    /// Whether a Core Spotlight delegate has described the store's objects (its records folder
+    /// says so): markers made anew then lack a description until the application saves or
+    /// describes their objects again.
+    public var storeIsDescribed = false
 }
 
 extension PersistentStore {
     /// Regenerates every marker from the store: after the records folder was deleted, or for a
     /// store written without markers. Idempotent: a second run changes nothing.
+    ///
+    /// A marker that carries a Core Spotlight delegate's description keeps it (its values are
+    /// read from the row again): the description is the application's, and only its delegate can
+    /// make it anew. A marker made anew has none, and its object is indexed from its properties
+    /// until it is saved with the delegate, unless a delegate indexes the store in this process:
+    /// then it describes every object anew (`reindexAllObjects()`) once the markers are rebuilt.
     public func rebuildExternalRecords() throws -> MarkerRebuildReport {
         guard let store = self as? SQLiteStore, let configuration = store.externalRecords else {
             throw PersistenceError.invalidRequest("markers are not enabled for this store (set StoreOption.externalRecordExtension)")
@@ -24,6 +37,7 @@ extension PersistentStore {
         // after it carries out what was saved meanwhile from the newest rows.
         let report = try writer.exclusively(store) { try store.rebuildMarkers(configuration) }
         try writer.flush(store)
+        if let delegate = SpotlightEntry.describes(store) { try delegate.reindexAllObjects() }
         return report
     }
 }
@@ -35,6 +49,7 @@ extension SQLiteStore {
         let store = self
         var report = MarkerRebuildReport()
         let root = configuration.recordsRoot(storeIdentifier: identifier)
+        report.storeIsDescribed = FileManager.default.fileExists(atPath: root.appendingPathComponent(DescribedStores.flagPath).path)
         var expected: Set<String> = []
         for entity in model.entities where MarkerJournal.isMarked(entity) {
             let folder = root.appendingPathComponent(entity.name, isDirectory: true)
@@ -45,8 +60,15 @@ extension SQLiteStore {
                 guard let pk = row.id.primaryKey else { continue }
                 let url = configuration.markerURL(storeIdentifier: identifier, entityName: entity.name, primaryKey: pk)
                 expected.insert(url.path)
-                let data = try MarkerContent(id: row.id, values: row.values).encoded(format: configuration.fileFormat)
-                if let existing = try? Data(contentsOf: url) {
+                var content = MarkerContent(id: row.id, values: row.values)
+                let existing = try? Data(contentsOf: url)
+                if let existing, let old = try? MarkerContent.decode(existing, path: url.path), old.objectURI == content.objectURI,
+                   old.spotlight != nil {
+                    content.spotlight = old.spotlight
+                    report.keptDescriptions += 1
+                }
+                let data = try content.encoded(format: configuration.fileFormat)
+                if let existing {
                     if existing == data { report.unchanged += 1; continue }
                     report.rewritten += 1
                 } else {

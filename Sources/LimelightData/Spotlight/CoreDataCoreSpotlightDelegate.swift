@@ -27,14 +27,16 @@ import Logging
 ///
 /// The store must keep marker files (`StoreOption.externalRecordExtension`): they are how saves
 /// reach `limelightd`. Core Data asks for persistent history instead; the marker journal is this
-/// framework's equivalent. Only saves made while the delegate indexes carry attribute sets; an
-/// object saved by a process without one is indexed from its properties, as before.
+/// framework's equivalent. Only saves and batch requests made while the delegate indexes, in its
+/// process, carry attribute sets; an object saved or batch-changed by a process without one is
+/// indexed from its properties, as before.
 open class CoreDataCoreSpotlightDelegate: @unchecked Sendable {
     /// The store the delegate describes, as given.
     public let storeDescription: PersistentStoreDescription
     public private(set) weak var coordinator: PersistentStoreCoordinator?
     private let state = NSLock()
     private var indexing = false
+    private var index: URL?
     private let logger = Logger(label: "limelight.spotlight")
 
     public init(forStoreWith description: PersistentStoreDescription, coordinator: PersistentStoreCoordinator) {
@@ -44,6 +46,13 @@ open class CoreDataCoreSpotlightDelegate: @unchecked Sendable {
 
     /// Whether saves are described to the index by this delegate.
     public var isIndexingEnabled: Bool { state.withLock { indexing } }
+
+    /// The index `deleteSpotlightIndex()` asks limelightd to change; `nil` (the default) is the
+    /// user's index, `$XDG_DATA_HOME/limelight/index`, which limelightd keeps unless told otherwise.
+    public var indexURL: URL? {
+        get { state.withLock { index } }
+        set { state.withLock { index = newValue } }
+    }
 
     /// What the index holds of `object`; `nil` keeps the object out of the index altogether.
     ///
@@ -119,13 +128,20 @@ open class CoreDataCoreSpotlightDelegate: @unchecked Sendable {
         return set
     }
 
-    private func indexedStore() throws -> SQLiteStore {
+    /// The store at the description's URL, as the coordinator has it.
+    func describedStore() throws -> PersistentStore {
         guard let coordinator else {
             throw PersistenceError.invalidRequest("the Spotlight delegate's coordinator is gone")
         }
         guard let url = storeDescription.url, let store = coordinator.persistentStore(for: url) else {
             throw PersistenceError.invalidRequest("the coordinator has no store at \(storeDescription.url?.path ?? "(no URL)")")
         }
+        return store
+    }
+
+    private func indexedStore() throws -> SQLiteStore {
+        let store = try describedStore()
+        let url = store.url ?? URL(fileURLWithPath: "/")
         guard let sqlite = store as? SQLiteStore, sqlite.externalRecords != nil else {
             throw PersistenceError.store(path: url.path,
                                          reason: "the store keeps no marker files, which carry what Spotlight indexes: add it with StoreOption.externalRecordExtension")

@@ -25,6 +25,27 @@ public struct DaemonStatus: Codable, Sendable {
     public var failures: [String: String]
     /// The socket on which it answers `limelight search`; `nil` when it does not.
     public var searchSocket: String?
+    // Optional, so that a status written by an earlier version still reads.
+    /// Objects kept out of the index whose markers it remembers (not among `documents`).
+    public var keptOut: Int?
+    /// Objects kept out since the daemon started.
+    public var keptOutTotal: Int?
+    /// What the last reconcile (at start, after an overflow, or of a scanned root) found and did.
+    public var lastReconcile: Reconcile?
+
+    /// A reconcile of markers against the index: what it found to do, and what it did.
+    public struct Reconcile: Codable, Sendable, Equatable {
+        public var at: Date
+        /// Markers newer than their documents, or without one.
+        public var toIndex: Int
+        /// Documents whose markers are gone.
+        public var toRemove: Int
+        /// Markers whose documents were up to date.
+        public var unchanged: Int
+        /// Of `toIndex`: documents written, and objects found kept out of the index.
+        public var indexed = 0
+        public var keptOut = 0
+    }
 
     public static var defaultURL: URL {
         ExternalRecordsRegistryPaths.stateDirectory.appendingPathComponent("status.json")

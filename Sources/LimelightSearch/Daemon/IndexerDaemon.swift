@@ -61,6 +61,8 @@ public final class IndexerDaemon: @unchecked Sendable {
     private var batches = 0
     private var indexedTotal = 0
     private var removedTotal = 0
+    private var keptOutTotal = 0
+    private var lastReconcile: DaemonStatus.Reconcile?
     private var overflows = 0
     private var lastCommit: Date?
     private let logger: Logger
@@ -84,6 +86,9 @@ public final class IndexerDaemon: @unchecked Sendable {
         // in the background.
         do {
             let server = try SearchServer(indexPath: options.indexPath, logger: logger)
+            server.indexRequests = { [weak self] request in
+                self?.carryOut(request) ?? .failed("limelightd is stopping")
+            }
             server.start()
             searchServer = server
         } catch {
@@ -238,8 +243,9 @@ public final class IndexerDaemon: @unchecked Sendable {
         batches += 1
         indexedTotal += report.indexed
         removedTotal += report.removed
+        keptOutTotal += report.keptOut
         lastCommit = Date()
-        logger.debug("limelightd: batch \(batches): indexed \(report.indexed), removed \(report.removed), failed \(report.failed)")
+        logger.debug("limelightd: batch \(batches): indexed \(report.indexed), removed \(report.removed), failed \(report.failed), kept out \(report.keptOut)")
         writeStatus()
         releaseMemoryWhenIdle()
     }
@@ -270,23 +276,52 @@ public final class IndexerDaemon: @unchecked Sendable {
         BackgroundPriority.lowerCurrentThread()
         do {
             let plan = try Reconciler.plan(index: indexer.index, roots: selected, registered: Set(roots.keys))
+            // Said even when there is nothing to do: how much a start imports is what tells
+            // whether the index is in step with the markers.
+            logger.info("limelightd: reconcile: \(plan.changed.count) to index, \(plan.removedURIs.count) to remove, \(plan.unchanged) unchanged")
+            var summary = DaemonStatus.Reconcile(at: Date(), toIndex: plan.changed.count, toRemove: plan.removedURIs.count, unchanged: plan.unchanged)
             if !plan.changed.isEmpty || !plan.removedURIs.isEmpty {
-                logger.info("limelightd: reconcile: \(plan.changed.count) to index, \(plan.removedURIs.count) to remove, \(plan.unchanged) unchanged")
                 for chunk in stride(from: 0, to: max(plan.changed.count, 1), by: options.maxBatchSize) {
                     let slice = Array(plan.changed[chunk..<min(plan.changed.count, chunk + options.maxBatchSize)])
                     let report = indexer.apply(changed: slice, removedURIs: chunk == 0 ? plan.removedURIs : [])
                     indexedTotal += report.indexed
                     removedTotal += report.removed
+                    keptOutTotal += report.keptOut
+                    summary.indexed += report.indexed
+                    summary.keptOut += report.keptOut
                     batches += 1
                     lastCommit = Date()
                 }
             }
+            lastReconcile = summary
         } catch {
             logger.error("limelightd: reconcile failed: \(error)")
         }
         writeStatus()
         // A reconcile is a large piece of work done once, not one of a stream: release at once.
         releaseMemory()
+    }
+
+    /// A request to change the index, from the search thread: carried out on the daemon's queue,
+    /// between batches, and committed before the reply.
+    private func carryOut(_ request: IndexRequest) -> IndexRequest.Reply {
+        queue.sync {
+            guard !stopped else { return .failed("limelightd is stopping") }
+            switch request {
+            case .removeStore(let store):
+                do {
+                    let removed = try indexer.removeDocuments(ofStore: store)
+                    removedTotal += removed
+                    lastCommit = Date()
+                    logger.info("limelightd: removed \(removed) document(s) of store \(store) on request; its markers are remembered as kept out")
+                    writeStatus()
+                    return .done("removed \(removed) document(s) of store \(store)")
+                } catch {
+                    logger.error("limelightd: cannot remove the documents of store \(store): \(error)")
+                    return .failed("\(error)")
+                }
+            }
+        }
     }
 
     private func fallBackToScanning(_ root: String) {
@@ -304,11 +339,14 @@ public final class IndexerDaemon: @unchecked Sendable {
     }
 
     private func writeStatus() {
-        let status = DaemonStatus(pid: getpid(), startedAt: startedAt, indexPath: options.indexPath.path,
-                                  roots: roots.mapValues(\.path), documents: indexer.index.documentCount, lastCommit: lastCommit,
+        var status = DaemonStatus(pid: getpid(), startedAt: startedAt, indexPath: options.indexPath.path,
+                                  roots: roots.mapValues(\.path), documents: indexer.index.searchableDocumentCount, lastCommit: lastCommit,
                                   queued: changed.count + removed.count, batches: batches, indexedTotal: indexedTotal,
                                   removedTotal: removedTotal, overflows: overflows, scannedRoots: scannedRoots.sorted(), failures: indexer.failures,
                                   searchSocket: searchServer?.socketPath)
+        status.keptOut = indexer.index.keptOutCount
+        status.keptOutTotal = keptOutTotal
+        status.lastReconcile = lastReconcile
         do { try status.write() } catch { logger.error("limelightd: cannot write status: \(error)") }
     }
 }

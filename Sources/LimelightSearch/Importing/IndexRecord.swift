@@ -39,12 +39,6 @@ public struct IndexRecord: Codable, Sendable, Equatable {
     }
 }
 
-/// An imported record whose object is to be kept out of the index: its document goes.
-struct ExcludedFromIndex: Error, CustomStringConvertible {
-    var uniqueTerm: String
-    var description: String { "kept out of the index by its application" }
-}
-
 /// A value a hit list can be sorted by.
 public enum SortableValue: Codable, Sendable, Equatable {
     case number(Double)

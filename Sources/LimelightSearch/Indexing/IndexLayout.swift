@@ -10,6 +10,11 @@ public enum IndexLayout {
     public static let entityPrefix = "XE"
     /// Boolean filter `store:<UUID>`.
     public static let storePrefix = "XS"
+    /// Boolean term of a document that only remembers an object kept out of the index (its
+    /// application's Core Spotlight delegate or importer said so): it holds the marker's time
+    /// for reconcile, and searches and counts leave it out. Upper-case, so no word of a text and
+    /// no field's term can be it.
+    public static let excludedTerm = "XK"
     /// Marker modification time (seconds since 1970), compared by reconcile.
     public static let markerTimeSlot: UInt32 = 0
     /// Display name, for `--sort name` without knowing the property.

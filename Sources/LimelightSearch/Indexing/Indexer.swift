@@ -26,6 +26,9 @@ public final class Indexer {
         public var indexed = 0
         public var removed = 0
         public var failed = 0
+        /// Objects kept out of the index by their application: their documents went, and the
+        /// index remembers their markers so that a reconcile leaves them alone.
+        public var keptOut = 0
     }
 
     /// Opens (or creates) the index. `registry` is the roots registry markers must lie in and
@@ -83,6 +86,8 @@ public final class Indexer {
         var marker: String
         var markerTime: Double?
         var outcome: Result<BuiltDocument, any Error>
+        /// The document only remembers that the object is kept out of the index.
+        var keptOut = false
     }
 
     /// Imports a chunk of markers (those with an importer program through it, one by one, the
@@ -107,7 +112,7 @@ public final class Indexer {
             }
             return ImportedMarker(marker: marker, markerTime: markerTime, outcome: Result {
                 try builder.build(document(for: imported.get(), markerTime: markerTime))
-            })
+            }, keptOut: (try? imported.get())?.excluded == true)
         }
     }
 
@@ -160,12 +165,9 @@ public final class Indexer {
         // A marker removed since it was listed is the removal's business, not a failure.
         guard item.markerTime != nil else { return }
         do {
+            // A kept-out object's document is replaced by one that only remembers its marker.
             try index.replaceDocument(item.outcome.get())
-            report.indexed += 1
-            failures[item.marker] = nil
-        } catch let excluded as ExcludedFromIndex {
-            try? index.deleteDocument(uniqueTerm: excluded.uniqueTerm)
-            report.removed += 1
+            if item.keptOut { report.keptOut += 1 } else { report.indexed += 1 }
             failures[item.marker] = nil
         } catch {
             report.failed += 1
@@ -209,11 +211,7 @@ public final class Indexer {
             // the merge. One that fails to import keeps its old version, as in a plain batch.
             if replacing {
                 for item in chunk {
-                    switch item.outcome {
-                    case .success(let document): try? index.deleteDocument(uniqueTerm: document.uniqueTerm)
-                    case .failure(let excluded as ExcludedFromIndex): try? index.deleteDocument(uniqueTerm: excluded.uniqueTerm)
-                    case .failure: break
-                    }
+                    if case .success(let document) = item.outcome { try? index.deleteDocument(uniqueTerm: document.uniqueTerm) }
                 }
             }
             chunks.put(chunk)
@@ -234,6 +232,7 @@ public final class Indexer {
             for shard in shards {
                 report.indexed += shard.report.indexed
                 report.failed += shard.report.failed
+                report.keptOut += shard.report.keptOut
                 failures.merge(shard.failures) { $1 }
             }
             trimFailures()
@@ -280,7 +279,13 @@ public final class Indexer {
         guard let uri = record.uri ?? IndexLayout.objectURI(forMarker: record.marker) else {
             throw ExternalRecordError(path: record.marker, reason: "cannot tell the object URI")
         }
-        if record.excluded == true { throw ExcludedFromIndex(uniqueTerm: IndexLayout.uniquePrefix + uri) }
+        let parts = IndexLayout.MarkerParts(record.marker)
+        let entity = record.entity ?? parts.entity
+        let store = record.store ?? parts.store
+        let booleanTerms = [IndexLayout.booleanTerm(IndexLayout.entityPrefix, entity), IndexLayout.booleanTerm(IndexLayout.storePrefix, store)]
+        if record.excluded == true {
+            return Self.keptOutDocument(uri: uri, booleanTerms: booleanTerms, markerTime: markerTime)
+        }
         var fieldTexts: [(prefix: String, text: String)] = []
         for (name, text) in (record.fields ?? [:]).sorted(by: { $0.key < $1.key }) {
             fieldTexts.append((IndexLayout.fieldPrefix(name), text))
@@ -288,7 +293,6 @@ public final class Indexer {
         }
         if let text = record.text, !text.isEmpty { fieldTexts.append(("", text)) }
         var values: [UInt32: Data] = [IndexLayout.markerTimeSlot: SearchIndex.sortableSerialise(markerTime)]
-        let parts = IndexLayout.MarkerParts(record.marker)
         let displayName = record.displayName ?? parts.fileName
         values[IndexLayout.displayNameSlot] = Self.sortKey(displayName)
         for (name, value) in record.values ?? [:] {
@@ -304,12 +308,19 @@ public final class Indexer {
             }
         }
         values[IndexLayout.snippetSlot] = Data(fieldTexts.map(\.text).filter { !$0.isEmpty }.joined(separator: " — ").utf8)
-        let entity = record.entity ?? parts.entity
-        let store = record.store ?? parts.store
         let data = IndexLayout.DocumentData(marker: record.marker, uri: uri, entity: entity, store: store, displayName: displayName)
-        return IndexDocument(uniqueTerm: IndexLayout.uniquePrefix + uri,
-                             booleanTerms: [IndexLayout.booleanTerm(IndexLayout.entityPrefix, entity), IndexLayout.booleanTerm(IndexLayout.storePrefix, store)],
+        return IndexDocument(uniqueTerm: IndexLayout.uniquePrefix + uri, booleanTerms: booleanTerms,
                              fields: fieldTexts, values: values, data: data.json())
+    }
+
+    /// What the index keeps of an object kept out of it: no text, only its unique term, its
+    /// entity and store (so that removing a store's documents takes it too), the excluded term
+    /// and the marker's time. A reconcile then finds the marker up to date, where with no
+    /// document at all it imported the object again at every start; a later save rewrites the
+    /// marker, whose document then replaces this one.
+    static func keptOutDocument(uri: String, booleanTerms: [String], markerTime: Double) -> IndexDocument {
+        IndexDocument(uniqueTerm: IndexLayout.uniquePrefix + uri, booleanTerms: booleanTerms + [IndexLayout.excludedTerm],
+                      values: [IndexLayout.markerTimeSlot: SearchIndex.sortableSerialise(markerTime)])
     }
 }
 

@@ -1,3 +1,4 @@
+import LimelightData
 #if canImport(Glibc)
 import Glibc
 #endif

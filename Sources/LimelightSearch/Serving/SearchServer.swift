@@ -1,4 +1,5 @@
 import Foundation
+import LimelightData
 import Logging
 #if canImport(Glibc)
 import Glibc
@@ -22,6 +23,9 @@ public final class SearchServer: @unchecked Sendable {
     /// Held while a search runs, and by `closeStaleStores()`.
     private let serving = NSLock()
     private var service: SearchService?
+    /// Carries out requests to change the index (`IndexRequest`), which only the daemon's writer
+    /// may; set before `start()`. Without one they are declined.
+    package var indexRequests: (@Sendable (IndexRequest) -> IndexRequest.Reply)?
 
     /// Binds the index's socket, replacing one a daemon left behind (only the daemon holding
     /// the index's write lock gets this far, so no other serves it).
@@ -117,6 +121,18 @@ public final class SearchServer: @unchecked Sendable {
         if let (request, index) = SearchWireFormat.decodeRequest(bytes) {
             answer = index == realIndexPath ? SearchWireFormat.encode(serving.withLock { run(request) })
                 : SearchWireFormat.encodeDeclined("a search of \(index), not of \(realIndexPath)")
+        } else if let (request, index) = IndexRequest.decode(bytes) {
+            // Not under `serving`: the daemon's queue, which carries the request out, takes that
+            // lock itself when it goes idle.
+            let reply: IndexRequest.Reply
+            if index != realIndexPath {
+                reply = .declined("a request for \(index), not for \(realIndexPath)")
+            } else if let indexRequests {
+                reply = indexRequests(request)
+            } else {
+                reply = .declined("this limelightd does not change its index on request")
+            }
+            answer = IndexRequest.encode(reply)
         } else {
             logger.debug("limelightd: declined a search request it does not understand (\(bytes.count) bytes)")
             answer = SearchWireFormat.encodeDeclined("not a search request this limelightd understands")

@@ -86,11 +86,25 @@ public final class SearchIndex: @unchecked Sendable {
         try xapianCall(path: path, { cx_writer_commit_transaction(handle, $0) }, failed: { $0 != 0 })
     }
 
+    /// Every document in the database, those that only remember a kept-out object included.
     public var documentCount: Int {
         var error = cx_error(code: 0, message: nil)
         defer { cx_error_clear(&error) }
         return Int(cx_writer_doccount(handle, &error))
     }
+
+    /// How many documents have `term` (0 on an error, as `documentCount` gives on one).
+    public func documentCount(withTerm term: String) -> Int {
+        var error = cx_error(code: 0, message: nil)
+        defer { cx_error_clear(&error) }
+        return Int(cx_writer_termfreq(handle, term, &error))
+    }
+
+    /// The documents searches can find: `documentCount` less those of objects kept out.
+    public var searchableDocumentCount: Int { max(0, documentCount - keptOutCount) }
+
+    /// Objects kept out of the index whose markers it remembers (`IndexLayout.excludedTerm`).
+    public var keptOutCount: Int { documentCount(withTerm: IndexLayout.excludedTerm) }
 
     public func metadata(forKey key: String) throws -> String? {
         let pointer = try xapianCall(path: path, { cx_writer_get_metadata(handle, key, $0) }, failed: { $0 == nil })

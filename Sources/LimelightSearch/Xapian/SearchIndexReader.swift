@@ -24,6 +24,9 @@ public struct SearchQuery: Sendable {
     /// Value slot holding the text snippets are cut from; `nil` for none.
     public var snippetSlot: UInt32?
     public var snippetLength = 160
+    /// Documents with this term are never hits: those that only remember an object kept out of
+    /// the index (`IndexLayout.excludedTerm`).
+    public var hiddenTerm: String? = IndexLayout.excludedTerm
 
     public init(text: String) { self.text = text }
 }
@@ -60,10 +63,18 @@ public final class SearchIndexReader: @unchecked Sendable {
         try xapianCall(path: path, { cx_reader_reopen(handle, $0) }, failed: { $0 != 0 })
     }
 
+    /// Every document in the database, those that only remember a kept-out object included.
     public var documentCount: Int {
         var error = cx_error(code: 0, message: nil)
         defer { cx_error_clear(&error) }
         return Int(cx_reader_doccount(handle, &error))
+    }
+
+    /// The documents searches can find: `documentCount` less those of objects kept out.
+    public var searchableDocumentCount: Int {
+        var error = cx_error(code: 0, message: nil)
+        defer { cx_error_clear(&error) }
+        return max(0, documentCount - Int(cx_reader_termfreq(handle, IndexLayout.excludedTerm, &error)))
     }
 
     public func metadata(forKey key: String) throws -> String? {
@@ -84,7 +95,7 @@ public final class SearchIndexReader: @unchecked Sendable {
         let filterGroups = query.filters.enumerated().flatMap { group, terms in terms.map { _ in Int32(group) } }
         var estimated: UInt32 = 0
         try withCStringArrays([fields.map(\.key), fields.map(\.value), defaults, booleans.map(\.key), booleans.map(\.value), filterTerms]) { arrays in
-            try query.text.withCString { text in
+            try (query.hiddenTerm ?? "").withCString { hidden in try query.text.withCString { text in
                 try query.language.withCString { language in try filterGroups.withUnsafeBufferPointer { groups in
                     var cQuery = cx_query(
                         text: text, language: language,
@@ -94,7 +105,8 @@ public final class SearchIndexReader: @unchecked Sendable {
                         sort_slot: query.sortSlot.map { Int32($0) } ?? -1, sort_reverse: query.sortDescending ? 1 : 0,
                         offset: UInt32(max(0, query.offset)), limit: UInt32(max(0, query.limit)),
                         snippet_slot: query.snippetSlot.map { Int32($0) } ?? -1, snippet_length: UInt32(query.snippetLength),
-                        filter_terms: arrays[5], filter_groups: groups.baseAddress, filter_count: Int32(filterTerms.count))
+                        filter_terms: arrays[5], filter_groups: groups.baseAddress, filter_count: Int32(filterTerms.count),
+                        hidden_term: hidden)
                     try xapianCall(path: path, { error in
                         cx_reader_search(handle, &cQuery, { context, docid, rank, percent, data, dataLength, snippet, snippetLength in
                             guard let context else { return }
@@ -105,7 +117,7 @@ public final class SearchIndexReader: @unchecked Sendable {
                         }, Unmanaged.passUnretained(box).toOpaque(), &estimated, error)
                     }, failed: { $0 != 0 })
                 } }
-            }
+            } }
         }
         return SearchResults(estimatedTotal: Int(estimated), hits: box.hits)
     }

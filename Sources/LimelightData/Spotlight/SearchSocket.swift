@@ -1,17 +1,17 @@
-import LimelightData
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Where limelightd answers the searches of an index, and the socket calls both ends share.
+/// Where limelightd answers the searches of an index (and a delegate's requests to change it),
+/// and the socket calls both ends share.
 ///
 /// The socket is `$XDG_RUNTIME_DIR/limelight/search-<hash>.socket` (the state folder's
 /// `limelight/` when there is no runtime folder), the hash taken of the index's real path: each
 /// index has its own, and a client finds it from the index path however that was spelled.
-enum SearchSocket {
+package enum SearchSocket {
     /// The socket for the index whose real path (`realPath(_:)`) is `real`; `nil` when the path
     /// would not fit in a socket address.
-    static func path(forRealIndexPath real: String) -> String? {
+    package static func path(forRealIndexPath real: String) -> String? {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in real.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
         let digits = String(hash, radix: 16)
@@ -20,12 +20,12 @@ enum SearchSocket {
     }
 
     /// The folder of every index's socket.
-    static var folder: String {
+    package static var folder: String {
         if let runtime = XDGDirectories.variable("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") { return runtime + "/limelight" }
-        return ExternalRecordsRegistryPaths.stateDirectoryPath
+        return XDGDirectories.stateHomePath + "/limelight"
     }
 
-    static func realPath(_ path: String) -> String? {
+    package static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
@@ -34,7 +34,7 @@ enum SearchSocket {
     private static let addressCapacity = MemoryLayout.size(ofValue: sockaddr_un().sun_path)
 
     /// Calls `body` with the socket address of `path` (which `path(forRealIndexPath:)` made short enough).
-    static func withAddress<Result>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
+    package static func withAddress<Result>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { buffer in
@@ -47,7 +47,7 @@ enum SearchSocket {
 
     /// Makes reads and writes on `socket` give up after `seconds`, so that neither end waits
     /// forever on the other.
-    static func setTimeout(_ socket: Int32, seconds: Int) {
+    package static func setTimeout(_ socket: Int32, seconds: Int) {
         var limit = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
@@ -55,7 +55,7 @@ enum SearchSocket {
 
     /// Everything the other end sends until it shuts its side down; `nil` on an error, a
     /// timeout, or more than `limit` bytes.
-    static func readToEnd(_ socket: Int32, limit: Int) -> [UInt8]? {
+    package static func readToEnd(_ socket: Int32, limit: Int) -> [UInt8]? {
         var bytes: [UInt8] = []
         // Not a zeroed array: clearing 64 KiB cost more than the rest of reading a request.
         let chunkSize = 64 * 1024
@@ -74,7 +74,7 @@ enum SearchSocket {
     }
 
     /// Whether all of `bytes` went out.
-    static func write(_ bytes: [UInt8], to socket: Int32) -> Bool {
+    package static func write(_ bytes: [UInt8], to socket: Int32) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let count = bytes.withUnsafeBytes { send(socket, $0.baseAddress.map { $0 + offset }, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
