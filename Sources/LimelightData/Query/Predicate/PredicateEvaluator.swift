@@ -198,10 +198,20 @@ struct PredicateEvaluator {
         return current
     }
 
+    /// Whether `entity` in a key path of objects of `entity` is the object's entity (Core Data's
+    /// `entity == %@`): when no entity of the tree has a property of that name.
+    static func readsEntity(of entity: EntityDescription) -> Bool {
+        !entity.rootEntity.selfAndDescendants.contains { $0.property(named: "entity") != nil }
+    }
+
     /// The value of one key. On a managed object a key no entity of its inheritance tree has is an
     /// error naming the entity and the key (the same error SQL translation gives).
     static func value(forKey key: String, of object: Any?) throws -> Any? {
         switch object {
+        case let managed as ManagedObject where key == "entity" && readsEntity(of: managed.entity):
+            return managed.entity
+        case let entity as EntityDescription:
+            return key == "name" ? entity.name : nil
         case let managed as ManagedObject:
             if managed.entity.property(named: key) == nil,
                !managed.entity.rootEntity.selfAndDescendants.contains(where: { $0.property(named: key) != nil }) {

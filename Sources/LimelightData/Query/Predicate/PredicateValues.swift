@@ -30,6 +30,10 @@ enum PredicateValues {
             return StringFolding.fold(x, options).unicodeScalars.elementsEqual(StringFolding.fold(y, options).unicodeScalars)
         case let (x as Date, y as Date): return x == y
         case let (x as ManagedObject, y as ManagedObject): return x === y
+        // An entity compares with an entity, or with its name (as in SQL, where `entity` reads as one).
+        case let (x as EntityDescription, y as EntityDescription): return x === y || x.name == y.name
+        case let (x as EntityDescription, y as String): return equal(x.name, y, options: options)
+        case let (x as String, y as EntityDescription): return equal(x, y.name, options: options)
         case let (x as ManagedObject, y as ManagedObjectID): return x.objectID == y
         case let (x as ManagedObjectID, y as ManagedObject): return x == y.objectID
         case let (x as [Any?], y as [Any?]): return x.count == y.count && zip(x, y).allSatisfy { equal($0, $1, options: options) }

@@ -77,10 +77,25 @@ extension SQLPredicateTranslator {
                        bindings: bindings, kind: .number)
     }
 
+    /// `entity` (or `entity.name`) of the objects in `scope`, as Core Data's predicates use it to
+    /// tell an entity from its sub-entities (`entity == %@`): the row's entity number read as the
+    /// entity's name, which entity constants are compared as.
+    func entityOperand(_ rest: [String], _ scope: Scope) throws -> Operand {
+        guard rest.isEmpty || rest == ["name"] else {
+            throw Self.unsupported("entity.\(rest.joined(separator: ".")): of an object's entity, a predicate reads the entity or its name")
+        }
+        let names = scope.entity.rootEntity.selfAndDescendants.map { entity in
+            "WHEN \(schema.number(of: entity)) THEN '\(entity.name.replacingOccurrences(of: "'", with: "''"))'"
+        }
+        return Operand(sql: "(CASE \(scope.alias).Z_ENT \(names.joined(separator: " ")) END)", kind: .string)
+    }
+
     static func sqlValue(_ value: Any?) throws -> SQLiteValue {
         switch value {
         case nil: return .null
         case let string as String: return .text(string)
+        // An entity compares by its name, as `entity` reads in SQL (`entityOperand`).
+        case let entity as EntityDescription: return .text(entity.name)
         case let bool as Bool: return .integer(bool ? 1 : 0)
         case let date as Date: return .real(date.timeIntervalSinceReferenceDate)
         case let uuid as UUID: return .blob(withUnsafeBytes(of: uuid.uuid) { Data($0) })
@@ -99,6 +114,7 @@ extension SQLPredicateTranslator {
     /// to-many, or (returned as `toMany`) a to-many for ANY/ALL/NONE.
     mutating func keyPathOperand(_ components: [String], _ scope: Scope) throws -> Operand {
         guard let first = components.first else { throw Self.unsupported("an empty key path") }
+        if first == "entity", PredicateEvaluator.readsEntity(of: scope.entity) { return try entityOperand(Array(components.dropFirst()), scope) }
         guard let property = scope.entity.property(named: first) ?? scope.entity.selfAndDescendants.lazy.compactMap({ $0.property(named: first) }).first else {
             throw PersistenceError.invalidRequest("entity \(scope.entity.name) has no property '\(first)'")
         }

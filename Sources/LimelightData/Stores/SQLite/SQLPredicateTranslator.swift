@@ -63,7 +63,7 @@ struct SQLPredicateTranslator {
         init?(constant: Any?) {
             switch constant {
             case nil: return nil
-            case is String: self = .string
+            case is String, is EntityDescription: self = .string
             case is Date: self = .date
             case is Data: self = .data
             case is UUID: self = .uuid
