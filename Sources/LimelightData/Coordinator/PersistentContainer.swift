@@ -57,7 +57,7 @@ public final class PersistentContainer: @unchecked Sendable {
     public func loadPersistentStores(completionHandler handler: (PersistentStoreDescription, (any Error)?) -> Void) {
         for description in persistentStoreDescriptions {
             do {
-                if let folder = description.url?.deletingLastPathComponent(), description.type == .sqlite, !description.isReadOnly {
+                if let folder = description.url?.deletingLastPathComponent(), description.type != .inMemory, !description.isReadOnly {
                     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 }
                 try persistentStoreCoordinator.addPersistentStore(type: description.type, configuration: description.configuration,

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Core Data's XML store (`NSXMLStoreType`): the whole object graph in one XML file, read when the
 /// store is added and written again, in full, at every save. Files Core Data wrote on a Mac open
@@ -33,14 +34,28 @@ final class XMLStore: AtomicStore, @unchecked Sendable {
         if let text = info?.children.first(where: { $0.name == "nextObjectID" })?.text, let number = Int64(text.trimmed()) {
             nextObjectNumber = max(nextObjectNumber, number)
         }
-        if stored["LimelightVersion"] != nil, let hashes = stored["NSStoreModelVersionHashes"] as? [String: Data] {
+        let hashes = stored["NSStoreModelVersionHashes"] as? [String: Data]
+        let migrating = options[StoreOption.migratePersistentStoresAutomatically] as? Bool == true
+            && options[StoreOption.inferMappingModelAutomatically] as? Bool == true
+            && hashes != nil && hashes != model.entityVersionHashesByName
+        if !migrating, stored["LimelightVersion"] != nil, let hashes {
             try SQLiteSchemaCheck.verifyHashes(model: model, storeHashes: hashes, path: url.path)
         }
-        var reader = try XMLStoreReader(store: self, names: XMLStoreNames(model: model), path: url.path)
+        var reader = try XMLStoreReader(store: self, names: XMLStoreNames(model: model), path: url.path, migrating: migrating)
         let nodes = try reader.nodes(of: root)
         if let highest = reader.highestNumber { nextObjectNumber = max(nextObjectNumber, highest + 1) }
         addCacheNodes(Set(nodes))
+        // A migrated store is written in the model's form at once, as a migration writes its
+        // destination: the file then records the model it now fits.
+        if migrating, !isReadOnly {
+            if !reader.dropped.isEmpty {
+                Self.logger.info("migrating \(url.path) to the model dropped what it no longer has: \(reader.dropped.sorted().joined(separator: ", "))")
+            }
+            try save()
+        }
     }
+
+    private static let logger = Logger(label: "limelight.store.xml")
 
     override func save() throws {
         guard let url else { throw PersistenceError.invalidRequest("an XML store needs a file URL") }

@@ -1,8 +1,9 @@
 import Foundation
 
 /// Core Data's XML store names entities in capitals (`type="RECIPE"`) and properties in small
-/// letters (`name="preptime"`): this finds the model's entity and property for such a name, and
-/// refuses a model two of whose names differ only in case, which such a file cannot tell apart.
+/// letters (`name="preptime"`): this finds the model's entity and property for such a name (or
+/// for the earlier name its renaming identifier gives), and refuses a model two of whose names
+/// differ only in case, which such a file cannot tell apart.
 struct XMLStoreNames {
     private var entities: [String: EntityDescription] = [:]
     private var properties: [ObjectIdentifier: [String: PropertyDescription]] = [:]
@@ -22,7 +23,15 @@ struct XMLStoreNames {
                 }
                 byName[name] = property
             }
+            // A property's earlier name (its renaming identifier) finds it too, unless a property
+            // has that name now.
+            for property in entity.properties {
+                if let old = property.renamingIdentifier?.lowercased(), byName[old] == nil { byName[old] = property }
+            }
             properties[ObjectIdentifier(entity)] = byName
+        }
+        for entity in model.entities {
+            if let old = entity.renamingIdentifier?.uppercased(), entities[old] == nil { entities[old] = entity }
         }
     }
 

@@ -10,13 +10,20 @@ struct XMLStoreReader {
     let store: XMLStore
     let names: XMLStoreNames
     let path: String
+    /// Whether the store is being migrated to the model: objects of entities and values of
+    /// properties the model no longer has are then dropped (as a lightweight migration drops
+    /// them) rather than refused.
+    let migrating: Bool
     /// The highest `z<number>` id in the file.
     private(set) var highestNumber: Int64?
+    /// What migrating dropped, as `Entity` or `Entity.property`, each once.
+    private(set) var dropped: Set<String> = []
 
-    init(store: XMLStore, names: XMLStoreNames, path: String) {
+    init(store: XMLStore, names: XMLStoreNames, path: String, migrating: Bool) {
         self.store = store
         self.names = names
         self.path = path
+        self.migrating = migrating
     }
 
     mutating func nodes(of root: XMLTreeElement) throws -> [AtomicStoreCacheNode] {
@@ -29,6 +36,10 @@ struct XMLStoreReader {
             default: throw failure(element, "an element <\(element.name)> the XML store does not have")
             }
             guard let typeName = element[attribute: "type"], let entity = names.entity(named: typeName) else {
+                if migrating {
+                    dropped.insert(element[attribute: "type"] ?? "?")
+                    continue
+                }
                 throw failure(element, "an object of type '\(element[attribute: "type"] ?? "")', which is no entity of the model")
             }
             guard !entity.isAbstract else { throw failure(element, "an object of the abstract entity \(entity.name)") }
@@ -46,13 +57,13 @@ struct XMLStoreReader {
             objects.append((element, node))
         }
         for (element, node) in objects {
-            node.propertyCache = try values(of: element, entity: node.objectID.entity, nodes: byFileID)
+            node.propertyCache = try values(of: element, entity: node.objectID.entity, nodes: byFileID, dropped: &dropped)
         }
         return objects.map(\.node)
     }
 
-    private func values(of object: XMLTreeElement, entity: EntityDescription,
-                        nodes: [String: AtomicStoreCacheNode]) throws -> [String: Any] {
+    private func values(of object: XMLTreeElement, entity: EntityDescription, nodes: [String: AtomicStoreCacheNode],
+                        dropped: inout Set<String>) throws -> [String: Any] {
         var cache: [String: Any] = [:]
         let objectName = "object \(object[attribute: "id"] ?? "") (\(entity.name))"
         for child in object.children {
@@ -69,6 +80,7 @@ struct XMLStoreReader {
                 var destinations: [AtomicStoreCacheNode] = []
                 for fileID in (child[attribute: "idrefs"] ?? "").split(whereSeparator: \.isWhitespace) {
                     guard let node = nodes[String(fileID)] else {
+                        if migrating { continue }   // an object of an entity the migration dropped
                         throw failure(child, "\(objectName).\(relationship.name) names object \(fileID), which the file does not have")
                     }
                     if let destination = relationship.destinationEntity, !node.objectID.entity.isKind(of: destination) {
@@ -83,6 +95,8 @@ struct XMLStoreReader {
                 } else if let destination = destinations.first {
                     cache[relationship.name] = destination
                 }
+            case ("attribute", _) where migrating, ("relationship", _) where migrating:
+                dropped.insert("\(entity.name).\(name)")
             case ("attribute", _), ("relationship", _):
                 throw failure(child, "\(objectName): the entity has no \(child.name) '\(name)'")
             default:
