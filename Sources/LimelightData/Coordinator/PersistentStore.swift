@@ -130,6 +130,19 @@ open class PersistentStore: @unchecked Sendable {
         self.identifier = UUID().uuidString
     }
 
+    /// A store of a registered class (atomic or incremental): its type is the one the class is
+    /// registered for, or the class's name.
+    init(registered storeClass: any RegistrableStore.Type, coordinator: PersistentStoreCoordinator,
+         configurationName: String?, url: URL, options: [String: any Sendable]) {
+        self.type = StoreClassRegistry.shared.type(of: storeClass) ?? StoreType(rawValue: String(describing: storeClass))
+        self.url = url
+        self.configurationName = configurationName
+        self.options = options
+        self.model = coordinator.managedObjectModel
+        self.identifier = UUID().uuidString
+        self.persistentStoreCoordinator = coordinator
+    }
+
     /// Whether `fetchRows` applies the request's predicate itself; when not, the context does.
     var evaluatesPredicates: Bool { true }
     /// Whether new objects must have permanent IDs before a save reaches the store, and the save

@@ -29,6 +29,12 @@ struct ReferenceObjectKeys {
         references[ObjectIdentifier(root)]?[key]
     }
 
+    /// The reference `objectID` stands for, when it is an ID of `store`.
+    func reference(for objectID: ManagedObjectID, of store: PersistentStore) -> AnyHashable? {
+        guard objectID.storeIdentifier == store.identifier, let key = objectID.primaryKey else { return nil }
+        return reference(for: key, root: objectID.entity.rootEntity)
+    }
+
     /// A key no object of `root`'s tree has: what a new object's reference is by default.
     func unusedKey(root: EntityDescription) -> Int64 {
         (highest[ObjectIdentifier(root)] ?? 0) + 1

@@ -30,10 +30,7 @@ open class AtomicStore: PersistentStore, RegistrableStore, @unchecked Sendable {
     /// coordinator adds it.
     public required init(persistentStoreCoordinator coordinator: PersistentStoreCoordinator, configurationName: String?,
                          at url: URL, options: [String: any Sendable] = [:]) {
-        let type = StoreClassRegistry.shared.type(of: Self.self) ?? StoreType(rawValue: String(describing: Self.self))
-        super.init(type: type, url: url, configurationName: configurationName, options: options,
-                   model: coordinator.managedObjectModel)
-        persistentStoreCoordinator = coordinator
+        super.init(registered: Self.self, coordinator: coordinator, configurationName: configurationName, url: url, options: options)
     }
 
     // MARK: What subclasses implement
@@ -125,8 +122,7 @@ open class AtomicStore: PersistentStore, RegistrableStore, @unchecked Sendable {
 
     /// The reference the store knows `objectID`'s object by; nil for an ID not of this store.
     public func referenceObject(for objectID: ManagedObjectID) -> AnyHashable? {
-        guard objectID.storeIdentifier == identifier, let key = objectID.primaryKey else { return nil }
-        return references.reference(for: key, root: objectID.entity.rootEntity)
+        references.reference(for: objectID, of: self)
     }
 
     /// Replaces the metadata, kept in memory until the next `save()` writes it. Its `NSStoreUUID`

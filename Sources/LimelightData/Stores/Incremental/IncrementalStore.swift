@@ -27,10 +27,7 @@ open class IncrementalStore: PersistentStore, RegistrableStore, @unchecked Senda
     /// when the coordinator adds it.
     public required init(persistentStoreCoordinator coordinator: PersistentStoreCoordinator, configurationName: String?,
                          at url: URL, options: [String: any Sendable] = [:]) {
-        let type = StoreClassRegistry.shared.type(of: Self.self) ?? StoreType(rawValue: String(describing: Self.self))
-        super.init(type: type, url: url, configurationName: configurationName, options: options,
-                   model: coordinator.managedObjectModel)
-        persistentStoreCoordinator = coordinator
+        super.init(registered: Self.self, coordinator: coordinator, configurationName: configurationName, url: url, options: options)
     }
 
     // MARK: What subclasses implement
@@ -87,8 +84,7 @@ open class IncrementalStore: PersistentStore, RegistrableStore, @unchecked Senda
 
     /// The reference the store knows `objectID`'s object by; nil for an ID not of this store.
     public func referenceObject(for objectID: ManagedObjectID) -> AnyHashable? {
-        guard objectID.storeIdentifier == identifier, let key = objectID.primaryKey else { return nil }
-        return references.reference(for: key, root: objectID.entity.rootEntity)
+        references.reference(for: objectID, of: self)
     }
 
     /// Replaces the metadata; its `NSStoreUUID` becomes the store's identifier (set it in
