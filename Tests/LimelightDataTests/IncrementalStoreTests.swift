@@ -196,3 +196,57 @@ struct IncrementalStoreTests {
         #expect(try context.count(for: FetchRequest(entityName: "Product")) == 1)
     }
 }
+
+/// A store whose answers are of the wrong kind.
+final class ConfusedStore: IncrementalStore, @unchecked Sendable {
+    static let storeType = StoreType(rawValue: "Confused")
+
+    override func loadMetadata() throws {
+        try setMetadata(["NSStoreUUID": "C0FFEE00-0000-4000-8000-000000000000"])
+    }
+
+    override func execute(_ request: any PersistentStoreRequest, with context: ManagedObjectContext?) throws -> Any {
+        "forty-two"
+    }
+}
+
+/// A store that never says what its UUID is.
+final class NamelessStore: IncrementalStore, @unchecked Sendable {
+    override func loadMetadata() throws {}
+}
+
+struct IncrementalStoreFailureTests {
+    @Test func aStoreWithoutAUUIDIsRefused() throws {
+        let type = StoreType(rawValue: "Nameless")
+        try PersistentStoreCoordinator.registerStoreClass(NamelessStore.self, type: type)
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: IncrementalStoreTests.model())
+        do {
+            try coordinator.addPersistentStore(type: type, at: URL(fileURLWithPath: "/nonexistent/nameless"))
+            Issue.record("a store without a UUID was added")
+        } catch {
+            #expect("\(error)".contains("loadMetadata() set no NSStoreUUID"), "\(error)")
+        }
+        #expect(coordinator.persistentStores.isEmpty)
+    }
+
+    @Test func wrongAnswersAndMissingMetadataAreNamed() throws {
+        try PersistentStoreCoordinator.registerStoreClass(ConfusedStore.self, type: ConfusedStore.storeType)
+        let folder = try TemporaryFolder()
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: IncrementalStoreTests.model())
+        try coordinator.addPersistentStore(type: ConfusedStore.storeType, at: folder.file("confused"))
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        do {
+            _ = try context.fetch(FetchRequest(entityName: "Product"))
+            Issue.record("a fetch answered with a string went through")
+        } catch {
+            #expect("\(error)".contains("execute(_:with:) answered a fetch of Product with String, not [ManagedObjectID]"), "\(error)")
+        }
+        do {
+            _ = try context.fetchDictionaries(FetchRequest(entityName: "Product"))
+            Issue.record("a dictionary fetch answered with a string went through")
+        } catch {
+            #expect("\(error)".contains("answered a dictionary fetch of Product with no [[String: Any]]"), "\(error)")
+        }
+    }
+}
