@@ -15,7 +15,7 @@ import Foundation
 /// Register the class for a store type, then add stores of that type:
 ///
 /// ```swift
-/// PersistentStoreCoordinator.registerStoreClass(CSVStore.self, type: CSVStore.storeType)
+/// try PersistentStoreCoordinator.registerStoreClass(CSVStore.self, type: CSVStore.storeType)
 /// try coordinator.addPersistentStore(type: CSVStore.storeType, at: url)
 /// ```
 ///
