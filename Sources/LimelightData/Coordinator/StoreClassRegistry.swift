@@ -7,6 +7,8 @@ public protocol RegistrableStore: PersistentStore {
          at url: URL, options: [String: any Sendable])
     /// Reads a store's metadata without adding it.
     static func metadataForPersistentStore(with url: URL) throws -> [String: Any]
+    /// Replaces a store's metadata without adding it.
+    static func setMetadata(_ metadata: [String: Any], forPersistentStoreAt url: URL) throws
 }
 
 /// Which store class opens stores of which type: the XML store for `.xml`, and what applications

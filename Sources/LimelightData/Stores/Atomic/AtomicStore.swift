@@ -97,6 +97,13 @@ open class AtomicStore: PersistentStore, RegistrableStore, @unchecked Sendable {
         throw PersistenceError.invalidRequest("\(Self.self) does not read metadata without loading the store")
     }
 
+    /// Replaces the metadata of the store at `url` without adding it, for
+    /// `PersistentStoreCoordinator.setMetadata(_:forPersistentStoreOfType:at:)`. Subclasses whose
+    /// files keep metadata override it.
+    open class func setMetadata(_ metadata: [String: Any], forPersistentStoreAt url: URL) throws {
+        throw PersistenceError.invalidRequest("\(Self.self) does not write metadata without loading the store")
+    }
+
     // MARK: What subclasses call
 
     /// Every object's node.

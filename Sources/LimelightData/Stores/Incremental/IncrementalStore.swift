@@ -74,6 +74,13 @@ open class IncrementalStore: PersistentStore, RegistrableStore, @unchecked Senda
         throw PersistenceError.invalidRequest("\(Self.self) does not read metadata without loading the store")
     }
 
+    /// Replaces the metadata of the store at `url` without adding it, for
+    /// `PersistentStoreCoordinator.setMetadata(_:forPersistentStoreOfType:at:)`. Subclasses whose
+    /// files keep metadata override it.
+    open class func setMetadata(_ metadata: [String: Any], forPersistentStoreAt url: URL) throws {
+        throw PersistenceError.invalidRequest("\(Self.self) does not write metadata without loading the store")
+    }
+
     // MARK: What subclasses call
 
     /// The ID of the object of `entity` that the store knows by `reference`: the same ID for the

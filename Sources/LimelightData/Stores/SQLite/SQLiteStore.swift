@@ -259,11 +259,51 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     }
 
     override func setMetadata(_ metadata: [String: Any]) throws {
+        guard !isReadOnly else { throw PersistenceError.store(path: path, reason: "the store is read-only") }
         var merged = metadata
         merged["NSStoreUUID"] = identifier
+        let previous = self.metadata
         self.metadata = merged
-        guard !isReadOnly else { throw PersistenceError.store(path: path, reason: "the store is read-only") }
-        try writeMetadata(try db())
+        do {
+            try writeMetadata(try db())
+        } catch {
+            self.metadata = previous
+            throw error
+        }
+    }
+
+    /// Replaces the metadata of the store at `url` without opening it as a store (its UUID and
+    /// type stay), in one transaction.
+    static func writeMetadata(_ metadata: [String: Any], at url: URL) throws {
+        try checkHeader(url.path)
+        let db = try SQLiteConnection(path: url.path, readOnly: false)
+        defer { db.close() }
+        var uuid: String?
+        do {
+            try db.query("SELECT Z_UUID FROM Z_METADATA WHERE Z_VERSION = 1") { row in
+                if case .text(let text) = SQLiteValue(statement: row, column: 0) { uuid = text }
+            }
+        } catch {
+            throw PersistenceError.store(path: url.path, reason: "the store is corrupt or not a Core Data store: \(error)")
+        }
+        guard let uuid else { throw PersistenceError.store(path: url.path, reason: "Z_METADATA has no store UUID") }
+        var plist = metadata
+        plist["NSStoreUUID"] = nil
+        plist["NSStoreType"] = StoreType.sqlite.rawValue
+        let data: Data
+        do {
+            data = try PropertyListWriter.data(plist, format: .binary)
+        } catch {
+            throw PersistenceError.store(path: url.path, reason: "cannot encode metadata: \(error)")
+        }
+        try db.execute("BEGIN IMMEDIATE")
+        do {
+            try db.run("INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", [.text(uuid), .blob(data)])
+            try db.execute("COMMIT")
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw error
+        }
     }
 
     /// Reads a store's metadata without opening it as a store.

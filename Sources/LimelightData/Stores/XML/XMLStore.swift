@@ -86,6 +86,31 @@ final class XMLStore: AtomicStore, @unchecked Sendable {
         return metadata
     }
 
+    override class func setMetadata(_ metadata: [String: Any], forPersistentStoreAt url: URL) throws {
+        let root = try document(at: url)
+        guard let info = root.children.first(where: { $0.name == "databaseInfo" }),
+              let uuid = info.children.first(where: { $0.name == "UUID" })?.text.trimmed(), !uuid.isEmpty else {
+            throw PersistenceError.store(path: url.path, reason: "has no <databaseInfo> with the store's UUID")
+        }
+        var merged = metadata
+        merged["NSStoreUUID"] = uuid
+        merged["NSStoreType"] = StoreType.xml.rawValue
+        let element = "<metadata>\(try XMLStoreWriter.propertyList(merged))</metadata>"
+        // The file is rewritten as it is but for its metadata element: markup, since a `<`
+        // inside text or attributes is always written escaped.
+        var text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
+        if let start = text.range(of: "<metadata>"), let end = text.range(of: "</metadata>", range: start.upperBound..<text.endIndex) {
+            text.replaceSubrange(start.lowerBound..<end.upperBound, with: element)
+        } else if let empty = text.range(of: "<metadata/>") {
+            text.replaceSubrange(empty, with: element)
+        } else if let close = text.range(of: "</databaseInfo>") {
+            text.replaceSubrange(close.lowerBound..<close.lowerBound, with: "    " + element + "\n    ")
+        } else {
+            throw PersistenceError.store(path: url.path, reason: "has no <databaseInfo> to hold metadata")
+        }
+        try AtomicFile.write(Data(text.utf8), to: url, permissions: 0o644, durable: true)
+    }
+
     /// The id the file gives an object: `z` and its number, or the name another writer gave it.
     func fileID(of id: ManagedObjectID) -> String {
         switch referenceObject(for: id)?.base {

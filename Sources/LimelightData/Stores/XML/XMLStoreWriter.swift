@@ -18,7 +18,7 @@ struct XMLStoreWriter {
                 <version>\(version)</version>
                 <UUID>\(escaped(uuid))</UUID>
                 <nextObjectID>\(nextObjectNumber)</nextObjectID>
-                <metadata>\(try propertyList(metadata))</metadata>
+                <metadata>\(try Self.propertyList(metadata))</metadata>
             </databaseInfo>
 
         """
@@ -53,7 +53,7 @@ struct XMLStoreWriter {
     }
 
     /// The metadata as the `<plist>` element Core Data puts inside `<metadata>`.
-    private func propertyList(_ metadata: [String: Any]) throws -> String {
+    static func propertyList(_ metadata: [String: Any]) throws -> String {
         let text = String(decoding: try PropertyListWriter.data(metadata, format: .xml), as: UTF8.self)
         guard let start = text.range(of: "<plist") else { return "" }
         return String(text[start.lowerBound...]).trimmingCharacters(in: .whitespacesAndNewlines)
