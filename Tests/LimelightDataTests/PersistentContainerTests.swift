@@ -35,6 +35,22 @@ import Testing
         let reader = container.newBackgroundContext()
         let name = try reader.performAndWait { try reader.existingObject(with: id).value(forKey: "firstName") as? String }
         #expect(name == "Ada")
+        // The awaiting form hands back what the task returns, errors included.
+        let count = try await container.performBackgroundTask { try $0.count(for: FetchRequest(entityName: "Person")) }
+        #expect(count == 1)
+        await #expect(throws: PersistenceError.self) {
+            try await container.performBackgroundTask { try $0.count(for: FetchRequest(entityName: "Nobody")) }
+        }
+    }
+
+    @Test func anXMLStoreDescriptionMakesItsFolderAndFile() throws {
+        let folder = try TemporaryFolder()
+        let container = try PersistentContainer(name: "Photos", managedObjectModel: PhotoModel.make())
+        let description = PersistentStoreDescription(url: folder.url.appendingPathComponent("documents/Photos.xml"))
+        description.type = .xml
+        container.persistentStoreDescriptions = [description]
+        try container.loadPersistentStores()
+        #expect(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("documents/Photos.xml").path))
     }
 
     @Test func aStoreThatCannotBeAddedIsReportedForItsDescription() throws {

@@ -88,4 +88,11 @@ public final class PersistentContainer: @unchecked Sendable {
         let context = newBackgroundContext()
         context.queue.async { block(context) }
     }
+
+    /// Runs `block` on a new private-queue context's queue and returns its result, as Core Data's
+    /// `performBackgroundTask(_:) async`: `try await container.performBackgroundTask { try $0.count(for: request) }`.
+    public func performBackgroundTask<T: Sendable>(_ block: @escaping @Sendable (ManagedObjectContext) throws -> T) async throws -> T {
+        let context = newBackgroundContext()
+        return try await context.perform { try block(context) }
+    }
 }
