@@ -35,7 +35,7 @@ struct SwiftTypeMapping {
     /// those values.
     private static let bridgedClassNames: [String: String] = [
         "NSArray": "[Any]", "NSDictionary": "[AnyHashable: Any]", "NSSet": "Set<AnyHashable>", "NSString": "String",
-        "NSData": "Data", "NSDate": "Date", "NSURL": "URL", "NSUUID": "UUID", "NSDecimalNumber": "Decimal",
+        "NSData": "Data", "NSDate": "Date", "NSURL": "URL", "NSUUID": "UUID", "NSDecimalNumber": "Decimal", "id": "Any",
     ]
 
     /// `name`, with its module when a class of the model would hide it.
