@@ -9,6 +9,7 @@ import LimelightData
 /// - An entity set to "Category/Extension" gets an extension of the application's own class with
 ///   the same properties, computed: `@Managed` needs stored properties, which an extension cannot
 ///   have, so they read with `value(forKey:as:)` and write with `setValue(_:forKey:)`.
+/// - To-many relationships get Xcode's accessors (`addToIngredients(_:)` …) in an extension.
 /// - An enum `<ModelName>ModelClasses` registers every class for its entity.
 ///
 /// The output depends only on the model and the options (entities and properties in name order),
@@ -48,6 +49,7 @@ public struct ManagedObjectClassGenerator: Sendable {
         for entry in plan.entries {
             lines.append("")
             lines += entry.kind == .classDefinition ? renderer.classDefinition(entry) : renderer.categoryExtension(entry)
+            lines += AccessorRenderer(access: renderer.access).accessors(entry)
         }
         lines.append("")
         lines += renderer.registration(plan.entries, typeName: typeName, modelName: modelName)

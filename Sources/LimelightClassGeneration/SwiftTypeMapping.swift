@@ -3,10 +3,18 @@ import LimelightData
 
 /// A property as it is declared in Swift: its name (checked) and type.
 struct PlannedProperty: Equatable {
+    /// What a to-many relationship holds, for its accessors.
+    enum ToMany: Equatable {
+        case set(destination: String)
+        case ordered(destination: String)
+    }
+
     /// The property's name in the model, which is also its key.
     let name: String
     /// The Swift type, as written in the declaration.
     let type: String
+    /// Set for a to-many relationship.
+    var toMany: ToMany? = nil
 }
 
 /// The Swift type Xcode's code generation picks for each kind of property, in this framework's
@@ -59,7 +67,12 @@ struct SwiftTypeMapping {
         guard !Self.reservedPropertyNames.contains(property.name) else {
             throw ClassGenerationError(entity: entity.name, "property '\(property.name)' has the name of ManagedObject's own \(property.name); rename it in the model")
         }
-        return PlannedProperty(name: property.name, type: type)
+        var toMany: PlannedProperty.ToMany?
+        if let relationship = property as? RelationshipDescription, relationship.isToMany {
+            let destination = destinationClass(relationship)
+            toMany = relationship.isOrdered ? .ordered(destination: destination) : .set(destination: destination)
+        }
+        return PlannedProperty(name: property.name, type: type, toMany: toMany)
     }
 
     func attributeType(_ attribute: AttributeDescription) -> String {
@@ -99,9 +112,14 @@ struct SwiftTypeMapping {
         return name
     }
 
+    /// The class of a relationship's destination; one without a class of its own is read as
+    /// plain objects.
+    func destinationClass(_ relationship: RelationshipDescription) -> String {
+        classNames[relationship.destinationEntityName] ?? "ManagedObject"
+    }
+
     func relationshipType(_ relationship: RelationshipDescription) -> String {
-        // A destination without a class of its own is read as plain objects.
-        let destination = classNames[relationship.destinationEntityName] ?? "ManagedObject"
+        let destination = destinationClass(relationship)
         if !relationship.isToMany { return destination + "?" }
         return relationship.isOrdered ? "[\(destination)]" : "\(typeName("Set"))<\(destination)>"
     }

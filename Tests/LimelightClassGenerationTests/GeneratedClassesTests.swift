@@ -159,6 +159,47 @@ final class Owner: ManagedObject {
         #expect(hidden.first?.shown == "shown")
     }
 
+    @Test func toManyAccessorsAsXcodeGeneratesThem() throws {
+        let folder = try Self.scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let context = try Self.open(folder)
+        let sample = try #require(try context.insertNewObject(forEntityName: "GeneratedSample") as? Sample)
+        var steps: [Step] = []
+        for instruction in ["a", "b", "c", "d"] {
+            let step = try #require(try context.insertNewObject(forEntityName: "GeneratedStep") as? Step)
+            step.instruction = instruction
+            steps.append(step)
+        }
+        sample.addToSteps(steps[0])
+        sample.addToSteps([steps[1], steps[2]])
+        sample.insertIntoSteps(steps[3], at: 1)
+        #expect(sample.steps.map(\.instruction) == ["a", "d", "b", "c"])
+        #expect(steps[3].sample === sample)
+        sample.removeFromSteps(at: 0)
+        sample.replaceSteps(at: 0, with: steps[0])
+        sample.removeFromSteps(steps[2])
+        #expect(sample.steps.map(\.instruction) == ["a", "b"])
+        #expect(steps[3].sample == nil)
+
+        let labels = try (0..<3).map { _ in try #require(try context.insertNewObject(forEntityName: "GeneratedLabel") as? Label) }
+        sample.addToLabels(Set(labels))
+        sample.removeFromLabels(labels[0])
+        #expect(sample.labels == Set(labels[1...]))
+        #expect(labels[1].samples == [sample])
+        // The application's class gets them too, for its category entity.
+        let owner = try #require(try context.insertNewObject(forEntityName: "GeneratedOwner") as? Owner)
+        owner.addToSamples(sample)
+        owner.addToFavorites(steps[1])
+        #expect(sample.owner === owner)
+        #expect(owner.favorites == [steps[1]])
+        try context.save()
+        let reader = try Self.open(folder)
+        let read = try #require(try reader.fetch(FetchRequest(entityName: "GeneratedSample"), as: Sample.self).first)
+        #expect(read.steps.map(\.instruction) == ["a", "b"])
+        #expect(read.labels.count == 2)
+        #expect(read.owner?.favorites.map(\.instruction) == ["b"])
+    }
+
     @Test func orderedToManysReadAsEmptyArraysWithoutAContext() throws {
         let model = try ManagedObjectModel(contentsOf: Self.modelURL)
         try model.resolve()

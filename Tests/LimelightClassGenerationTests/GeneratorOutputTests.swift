@@ -73,6 +73,22 @@ import Testing
         #expect(!source.contains("class Owner:"))
     }
 
+    @Test func toManyRelationshipsGetXcodesAccessors() throws {
+        let lines = Self.lines(try Self.source(try Self.fixture()))
+        for expected in [
+            "extension Sample {", "func addToLabels(_ value: Label) {", "func removeFromLabels(_ value: Label) {",
+            "func addToLabels(_ values: Set<Label>) {", "func removeFromLabels(_ values: Set<Label>) {",
+            "mutableSetValue(forKey: \"labels\").insert(value)",
+            "func addToSteps(_ values: [Step]) {", "func insertIntoSteps(_ value: Step, at index: Int) {",
+            "func removeFromSteps(at index: Int) {", "func replaceSteps(at index: Int, with value: Step) {",
+            "func addToFavorites(_ value: Step) {", "func addToSamples(_ value: Sample) {",
+        ] {
+            #expect(lines.contains(expected), "missing: \(expected)")
+        }
+        // Only ordered relationships have positions.
+        #expect(!lines.contains { $0.contains("insertIntoLabels") })
+    }
+
     @Test func registrationCoversEveryGeneratedClassAndCategory() throws {
         let source = try Self.source(try Self.fixture())
         #expect(source.contains("""
