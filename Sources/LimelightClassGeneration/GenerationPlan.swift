@@ -48,13 +48,15 @@ struct GenerationPlan {
                 classNames[entity.name] = name
             }
         }
+        // A class is generated once: no other entity may have it, generated or written by hand
+        // (entities set to Manual/None may share their application's class among themselves).
         var owners: [String: String] = [:]
-        for entity in entities where kinds[entity.name] != nil {
+        for entity in entities.sorted(by: { (kinds[$0.name] == nil ? 1 : 0, $0.name) < (kinds[$1.name] == nil ? 1 : 0, $1.name) }) {
             guard let name = classNames[entity.name] else { continue }
-            if let other = owners[name] {
-                throw ClassGenerationError(entity: entity.name, "its class \(name) is also the class of entity \(other); one class cannot be generated twice (give one of them another class name)")
+            if let other = owners[name], kinds[entity.name] != nil || kinds[other] != nil {
+                throw ClassGenerationError(entity: entity.name, "its class \(name) is also the class of entity \(other); a generated class cannot serve two entities (give one of them another class name)")
             }
-            owners[name] = entity.name
+            if owners[name] == nil { owners[name] = entity.name }
         }
 
         // Classes, their parents and their properties. An ancestor without a class of its own

@@ -180,6 +180,18 @@ import Testing
         #expect(shared.entityName == "Second")
         #expect(shared.description.contains("also the class of entity First"))
 
+        // An entity written by hand may not have the class another one generates.
+        let generated = EntityDescription(name: "Generated"), manual = EntityDescription(name: "Manual")
+        generated.managedObjectClassName = "Kept"
+        generated.classCodeGeneration = .classDefinition
+        manual.managedObjectClassName = "Kept"
+        do {
+            _ = try Self.source(ManagedObjectModel(entities: [generated, manual]))
+            Issue.record("two entities with class Kept were generated")
+        } catch let error as ClassGenerationError {
+            #expect(error.entityName == "Manual")
+        }
+
         let clash = EntityDescription(name: "Clash", properties: [AttributeDescription(name: "entity", type: .string)])
         #expect(refusal([clash])?.description == "entity Clash: property 'entity' has the name of ManagedObject's own entity; rename it in the model")
 
