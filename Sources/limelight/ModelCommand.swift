@@ -5,7 +5,7 @@ import LimelightData
 
 extension Limelight {
     struct Model: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "model", abstract: "List a model's entities, attributes and relationships, and check it.")
+        static let configuration = CommandConfiguration(commandName: "model", abstract: "List a model's entities, attributes and relationships, and check it; or print it as XML, or as Swift classes.")
         @Argument(help: "An .xcdatamodeld bundle, one .xcdatamodel, a contents file, a compiled .momd or .mom, or a store made by Core Data (the model it keeps of itself).")
         var model: String
         @Flag(help: "Print the model as normalized XML (as an .xcdatamodel's contents file).") var xml = false
