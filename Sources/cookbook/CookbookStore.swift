@@ -24,8 +24,7 @@ enum CookbookStore {
     }
 
     static func open(at storeURL: URL, readOnly: Bool = false) throws -> ManagedObjectContext {
-        ManagedObjectClassRegistry.shared.register(Recipe.self)
-        ManagedObjectClassRegistry.shared.register(Ingredient.self)
+        CookbookModelClasses.register()
         let modelURL = try modelURL()
         let model = try ManagedObjectModel(contentsOf: modelURL)
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)

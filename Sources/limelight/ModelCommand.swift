@@ -1,19 +1,37 @@
 import ArgumentParser
 import Foundation
+import LimelightClassGeneration
 import LimelightData
 
 extension Limelight {
     struct Model: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "model", abstract: "List a model's entities, attributes and relationships, and check it.")
+        static let configuration = CommandConfiguration(commandName: "model", abstract: "List a model's entities, attributes and relationships, and check it; or print it as XML, or as Swift classes.")
         @Argument(help: "An .xcdatamodeld bundle, one .xcdatamodel, a contents file, a compiled .momd or .mom, or a store made by Core Data (the model it keeps of itself).")
         var model: String
         @Flag(help: "Print the model as normalized XML (as an .xcdatamodel's contents file).") var xml = false
+        @Flag(help: "Print the Swift source of the model's ManagedObject subclasses, as Xcode's code generation writes them: a class for each entity set to Class Definition, an extension of your class for Category/Extension, and <Model>ModelClasses.register().")
+        var swift = false
+        @Flag(name: .customLong("public"), help: "With --swift: declare the classes and properties public.") var isPublic = false
+        @Flag(help: "With --swift: generate a class for entities set to Manual/None as well.") var allEntities = false
+        @Option(help: ArgumentHelp("With --swift: write the source to this file instead of printing it.", valueName: "file"))
+        var output: String?
+
+        func validate() throws {
+            if !swift && (isPublic || allEntities || output != nil) {
+                throw ValidationError("--public, --all-entities and --output go with --swift")
+            }
+            if swift && xml { throw ValidationError("--swift and --xml cannot be combined") }
+        }
 
         func run() throws {
             let url = URL(fileURLWithPath: model)
             let loaded = Self.isSQLiteFile(url) ? try ManagedObjectModel(cachedInStoreAt: url) : try ManagedObjectModel(contentsOf: url)
             if xml {
                 FileHandle.standardOutput.write(try loaded.xmlData())
+                return
+            }
+            if swift {
+                try generateClasses(loaded, from: url)
                 return
             }
             for entity in loaded.entities.sorted(by: { $0.name < $1.name }) {
@@ -50,6 +68,24 @@ extension Limelight {
             } else {
                 for problem in problems { print("problem: \(problem)") }
                 throw ExitCode(1)
+            }
+        }
+
+        private func generateClasses(_ loaded: ManagedObjectModel, from url: URL) throws {
+            let generator = ManagedObjectClassGenerator(options: ClassGenerationOptions(
+                accessLevel: isPublic ? .public : .internal, generatesAllEntities: allEntities))
+            let source: String
+            do {
+                source = try generator.source(for: loaded, modelName: ManagedObjectClassGenerator.modelName(for: url),
+                                              sourceName: url.lastPathComponent)
+            } catch let error as ClassGenerationError {
+                FileHandle.standardError.write(Data("limelight: cannot generate classes: \(error)\n".utf8))
+                throw ExitCode(1)
+            }
+            if let output {
+                try Data(source.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+            } else {
+                FileHandle.standardOutput.write(Data(source.utf8))
             }
         }
 

@@ -145,7 +145,8 @@ enum ManagedValueBridge {
             if let none = optionalType.none as? Value { return none }
         }
         if let raw, let converted = convertNumber(raw, to: Value.self) as? Value { return converted }
-        if let set = raw as? Set<ManagedObject>, let converted = castSet(set, to: Value.self) { return converted }
+        if let set = raw as? Set<ManagedObject>, let converted = castObjects(Array(set), to: Value.self) { return converted }
+        if let array = raw as? [ManagedObject], let converted = castObjects(array, to: Value.self) { return converted }
         return defaultValue(Value.self)
     }
 
@@ -172,16 +173,18 @@ enum ManagedValueBridge {
         }
     }
 
-    private static func castSet<Value>(_ set: Set<ManagedObject>, to type: Value.Type) -> Value? {
-        guard let setType = Value.self as? ManagedSetMarker.Type else { return nil }
-        return setType.make(from: set) as? Value
+    /// Related objects as the collection a to-many property declares: a set, or an array for an
+    /// ordered relationship (`@Managed var pages: [Page]`).
+    private static func castObjects<Value>(_ objects: [ManagedObject], to type: Value.Type) -> Value? {
+        guard let collectionType = Value.self as? ManagedCollectionMarker.Type else { return nil }
+        return collectionType.make(from: objects) as? Value
     }
 
     private static func defaultValue<Value>(_ type: Value.Type) -> Value {
         if let zero = convertNumber(0, to: Value.self) as? Value { return zero }
         if let empty = "" as? Value { return empty }
         if let empty = Data() as? Value { return empty }
-        if let setType = Value.self as? ManagedSetMarker.Type, let empty = setType.make(from: []) as? Value { return empty }
+        if let collectionType = Value.self as? ManagedCollectionMarker.Type, let empty = collectionType.make(from: []) as? Value { return empty }
         if let fallback = (Value.self as? ManagedDefaultValue.Type)?.managedDefaultValue as? Value { return fallback }
         // A getter cannot throw: a type with no fallback is a programming error, named here.
         preconditionFailure("@Managed property of type \(Value.self) has no value; declare it optional or conform \(Value.self) to ManagedDefaultValue")
@@ -205,7 +208,11 @@ extension Optional: OptionalMarker {
     var unwrapped: Any? { self.map { $0 as Any } }
 }
 
-protocol ManagedSetMarker { static func make(from set: Set<ManagedObject>) -> Any }
-extension Set: ManagedSetMarker {
-    static func make(from set: Set<ManagedObject>) -> Any { Set(set.compactMap { $0 as? Element }) }
+/// The collections a to-many `@Managed` property may be declared as, made from related objects.
+protocol ManagedCollectionMarker { static func make(from objects: [ManagedObject]) -> Any }
+extension Set: ManagedCollectionMarker {
+    static func make(from objects: [ManagedObject]) -> Any { Set(objects.compactMap { $0 as? Element }) }
+}
+extension Array: ManagedCollectionMarker {
+    static func make(from objects: [ManagedObject]) -> Any { objects.compactMap { $0 as? Element } }
 }

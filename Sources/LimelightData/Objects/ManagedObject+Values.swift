@@ -106,7 +106,10 @@ extension ManagedObject {
 
     func relationshipPublicValue(_ raw: StoredValue, property: PropertyDescription) -> Any? {
         guard let relationship = property as? RelationshipDescription else { return raw.value }
-        guard let context = managedObjectContext else { return relationship.isToMany ? Set<ManagedObject>() : nil }
+        guard let context = managedObjectContext else {
+            guard relationship.isToMany else { return nil }
+            return relationship.isOrdered ? [ManagedObject]() as Any : Set<ManagedObject>() as Any
+        }
         if relationship.isToMany {
             let ids = context.relatedIDs(of: self, relationship: relationship, slot: raw)
             let objects = ids.map { context.object(with: $0) }
