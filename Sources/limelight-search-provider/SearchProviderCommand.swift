@@ -45,6 +45,12 @@ struct SearchProviderCommand: ParsableCommand {
         // A shell that gives up on a call closes nothing of ours; a write to a closed pipe (the
         // log, when whoever started us went away) must not end the process either.
         signal(SIGPIPE, SIG_IGN)
+        // A process inherits its blocked signals from whoever started it (a thread of a program
+        // that blocks them for its own reasons); the provider must still end on SIGTERM.
+        var ending = sigset_t()
+        sigemptyset(&ending)
+        for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&ending, signal) }
+        if pthread_sigmask(SIG_UNBLOCK, &ending, nil) != 0 { logger.warning("cannot unblock SIGTERM; stop the provider with SIGKILL") }
         let searcher = ResultSearcher(indexPath: index ?? ExternalRecordsRegistryPaths.defaultIndexPath, limit: limit, logger: logger)
         let service = SearchProviderService(searcher: searcher, logger: logger)
         let connection = try BusConnection()
