@@ -35,11 +35,13 @@ clean:
 # Installs programs, the importer, share/ files, man pages and shell completions under PREFIX.
 install: build-release
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share
-	for p in limelight limelightd cookbook cookbook-importer; do install -m 0755 "$$($(SWIFT) build $(RELEASE) --show-bin-path)/$$p" $(DESTDIR)$(PREFIX)/bin/; done
-	cd share && find limelight systemd mime applications man -type f | while read -r f; do install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/$$f"; done
+	for p in limelight limelightd limelight-search-provider cookbook cookbook-importer; do install -m 0755 "$$($(SWIFT) build $(RELEASE) --show-bin-path)/$$p" $(DESTDIR)$(PREFIX)/bin/; done
+	cd share && find limelight systemd mime applications man dbus-1 gnome-shell krunner -type f | while read -r f; do install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/$$f"; done
 	# The unit names the installed program by its full path, whatever PREFIX is.
 	sed -i 's|^ExecStart=limelightd |ExecStart=$(PREFIX)/bin/limelightd |' $(DESTDIR)$(PREFIX)/share/systemd/user/limelightd.service
-	for p in limelight limelightd cookbook; do \
+	# So does the D-Bus service file, which the bus runs without a search path.
+	sed -i 's|^Exec=limelight-search-provider$$|Exec=$(PREFIX)/bin/limelight-search-provider|' $(DESTDIR)$(PREFIX)/share/dbus-1/services/org.limelight.SearchProvider.service
+	for p in limelight limelightd limelight-search-provider cookbook; do \
 	  install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d; \
 	  $(DESTDIR)$(PREFIX)/bin/$$p --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$p; \
 	  $(DESTDIR)$(PREFIX)/bin/$$p --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_$$p; \

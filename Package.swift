@@ -20,6 +20,7 @@ let package = Package(
         .plugin(name: "ManagedObjectClasses", targets: ["ManagedObjectClasses"]),
         .executable(name: "limelight", targets: ["limelight"]),
         .executable(name: "limelightd", targets: ["limelightd"]),
+        .executable(name: "limelight-search-provider", targets: ["limelight-search-provider"]),
         .executable(name: "cookbook", targets: ["cookbook"]),
         .executable(name: "cookbook-importer", targets: ["cookbook-importer"]),
     ],
@@ -76,12 +77,43 @@ let package = Package(
             capability: .buildTool(),
             dependencies: ["limelight-generate-classes"]
         ),
+        // Opening records with the application registered for their type: `limelight open` and
+        // the desktop search provider share it.
+        .target(
+            name: "LimelightDesktop",
+            dependencies: ["LimelightData"]
+        ),
+        // sd-bus, from libsystemd: the search provider's D-Bus connection.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        // The provider's sd-bus vtables, which are made with C macros Swift cannot import.
+        .target(
+            name: "CSearchProviderVtables",
+            dependencies: ["CSystemd"]
+        ),
+        .executableTarget(
+            name: "limelight-search-provider",
+            dependencies: [
+                "LimelightData",
+                "LimelightSearch",
+                "LimelightDesktop",
+                "CSystemd",
+                "CSearchProviderVtables",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            linkerSettings: programLinking
+        ),
         .executableTarget(
             name: "limelight",
             dependencies: [
                 "LimelightData",
                 "LimelightSearch",
                 "LimelightClassGeneration",
+                "LimelightDesktop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: indexerLinking

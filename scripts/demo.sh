@@ -9,8 +9,13 @@ demo="$(mktemp -d -t limelight-demo.XXXXXX)"
 export XDG_DATA_HOME="$demo/data" XDG_STATE_HOME="$demo/state" XDG_CONFIG_HOME="$demo/config"
 export PATH="$bin:$PATH"
 mkdir -p "$XDG_DATA_HOME" "$XDG_STATE_HOME"
-daemon=""
-cleanup() { [ -n "$daemon" ] && kill -TERM "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null; true; }
+daemon="" bus=""
+cleanup() {
+  [ -n "$daemon" ] && kill -TERM "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
+  # The search provider ends when its bus goes away.
+  [ -n "$bus" ] && kill -TERM "$bus" 2>/dev/null && wait "$bus" 2>/dev/null
+  true
+}
 trap cleanup EXIT
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
@@ -58,6 +63,18 @@ cookbook search tomato
 
 step "limelight open <marker>  (runs the application registered for .recipe)"
 limelight open "$marker"
+
+step "The desktop's search: GNOME Shell's calls to limelight-search-provider (on a private session bus)"
+export DBUS_SESSION_BUS_ADDRESS="unix:path=$demo/bus"
+dbus-daemon --session --nofork --address="$DBUS_SESSION_BUS_ADDRESS" 2>/dev/null &
+bus=$!
+for _ in $(seq 1 100); do busctl --user status >/dev/null 2>&1 && break; sleep 0.05; done
+limelight-search-provider &
+for _ in $(seq 1 100); do busctl --user list 2>/dev/null | grep -q org.limelight.SearchProvider && break; sleep 0.05; done
+echo "GetInitialResultSet [tomato]:"
+busctl --user call org.limelight.SearchProvider /org/limelight/SearchProvider org.gnome.Shell.SearchProvider2 GetInitialResultSet as 1 tomato
+echo "GetResultMetas [marker]:"
+busctl --user call org.limelight.SearchProvider /org/limelight/SearchProvider org.gnome.Shell.SearchProvider2 GetResultMetas as 1 "$marker"
 
 step "Edit Salsa, delete Guacamole: the index follows"
 cookbook edit Salsa --directions "Roasted tomatillo, onion, cilantro, lime."

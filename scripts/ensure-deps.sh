@@ -12,6 +12,10 @@ check libxml2-dev
 check zlib1g-dev
 check xdg-utils
 check shared-mime-info
+# The desktop search provider: sd-bus to build it, a session bus and busctl to test and demonstrate it.
+check libsystemd-dev
+check dbus-daemon
+check systemd
 if ((${#need[@]})); then
   if [ "$(id -u)" -ne 0 ]; then
     echo "Limelight needs these Debian packages: ${need[*]}" >&2

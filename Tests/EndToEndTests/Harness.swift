@@ -175,6 +175,31 @@ final class Harness {
     }
 }
 
+extension Harness {
+    /// Registers `desktopFile` for `.recipe` markers in the harness's own XDG data folder, with the
+    /// real shared-mime-info and xdg-utils tools.
+    func registerHandler(desktopFile: URL) throws {
+        let data = home.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: data.appendingPathComponent("mime/packages"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: data.appendingPathComponent("applications"), withIntermediateDirectories: true)
+        let share = Harness.packageRoot.appendingPathComponent("share")
+        try FileManager.default.copyItem(at: share.appendingPathComponent("mime/packages/limelight-cookbook.xml"),
+                                         to: data.appendingPathComponent("mime/packages/limelight-cookbook.xml"))
+        try FileManager.default.copyItem(at: desktopFile, to: data.appendingPathComponent("applications/\(desktopFile.lastPathComponent)"))
+        let mime = Process()
+        mime.executableURL = URL(fileURLWithPath: "/usr/bin/update-mime-database")
+        mime.arguments = [data.appendingPathComponent("mime").path]
+        try mime.run()
+        mime.waitUntilExit()
+        let xdg = Process()
+        xdg.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        xdg.arguments = ["xdg-mime", "default", desktopFile.lastPathComponent, "application/x-limelight-recipe"]
+        xdg.environment = environment
+        try xdg.run()
+        xdg.waitUntilExit()
+    }
+}
+
 struct HarnessError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }

@@ -59,32 +59,9 @@ import Testing
         h.stop(daemon)
     }
 
-    /// Registers `desktopFile` for `.recipe` markers in the harness's own XDG data folder, with the
-    /// real shared-mime-info and xdg-utils tools.
-    func registerHandler(_ h: Harness, desktopFile: URL) throws {
-        let data = h.home.appendingPathComponent("data")
-        try FileManager.default.createDirectory(at: data.appendingPathComponent("mime/packages"), withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: data.appendingPathComponent("applications"), withIntermediateDirectories: true)
-        let share = Harness.packageRoot.appendingPathComponent("share")
-        try FileManager.default.copyItem(at: share.appendingPathComponent("mime/packages/limelight-cookbook.xml"),
-                                         to: data.appendingPathComponent("mime/packages/limelight-cookbook.xml"))
-        try FileManager.default.copyItem(at: desktopFile, to: data.appendingPathComponent("applications/\(desktopFile.lastPathComponent)"))
-        let mime = Process()
-        mime.executableURL = URL(fileURLWithPath: "/usr/bin/update-mime-database")
-        mime.arguments = [data.appendingPathComponent("mime").path]
-        try mime.run()
-        mime.waitUntilExit()
-        let xdg = Process()
-        xdg.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        xdg.arguments = ["xdg-mime", "default", desktopFile.lastPathComponent, "application/x-limelight-recipe"]
-        xdg.environment = h.environment
-        try xdg.run()
-        xdg.waitUntilExit()
-    }
-
     @Test func openRunsTheRegisteredApplication() throws {
         let h = try Harness()
-        try registerHandler(h, desktopFile: Harness.packageRoot.appendingPathComponent("share/applications/cookbook.desktop"))
+        try h.registerHandler(desktopFile: Harness.packageRoot.appendingPathComponent("share/applications/cookbook.desktop"))
 
         try h.run("cookbook", ["add", "Salsa", "--directions", "Chopped tomato."])
         let marker = try #require(try FileManager.default.subpathsOfDirectory(atPath: h.storeURL.deletingLastPathComponent().path)
@@ -152,7 +129,7 @@ import Testing
             [Desktop Action other]
             Exec=/bin/false
             """.utf8).write(to: desktop)
-        try registerHandler(h, desktopFile: desktop)
+        try h.registerHandler(desktopFile: desktop)
         try h.run("cookbook", ["add", "Salsa", "--directions", "Chopped tomato."])
         let marker = try #require(try FileManager.default.subpathsOfDirectory(atPath: h.storeURL.deletingLastPathComponent().path)
             .first { $0.hasSuffix(".recipe") })

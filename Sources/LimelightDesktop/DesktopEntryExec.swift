@@ -3,32 +3,22 @@ import Foundation
 /// The command line of a desktop file's `Exec=` key, as the Desktop Entry Specification defines it:
 /// the value's string escapes (`\s \n \t \r \\`), then arguments split on spaces, double-quoted
 /// arguments with `\"`, `` \` ``, `\$` and `\\` inside, and field codes expanded.
-struct DesktopEntryExec: Equatable {
+public struct DesktopEntryExec: Equatable, Sendable {
     /// The arguments before field-code expansion (`%f` still in place).
-    let arguments: [String]
+    public let arguments: [String]
 
     /// Reads the `Exec=` of the `[Desktop Entry]` group (actions' groups have their own).
-    init?(desktopFileText text: String) {
-        var group = ""
-        for rawLine in text.split(whereSeparator: \.isNewline) {
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
-            if line.hasPrefix("[") { group = line; continue }
-            guard group == "[Desktop Entry]", line.hasPrefix("Exec") else { continue }
-            let parts = line.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == "Exec" else { continue }
-            guard let parsed = try? Self.split(Self.unescapeValue(String(parts[1]).trimmingCharacters(in: .whitespaces))),
-                  !parsed.isEmpty else { return nil }
-            arguments = parsed
-            return
-        }
-        return nil
+    public init?(desktopFileText text: String) {
+        guard let value = DesktopEntry(text: text).value(forKey: "Exec"),
+              let parsed = try? Self.split(Self.unescapeValue(value)), !parsed.isEmpty else { return nil }
+        arguments = parsed
     }
 
-    init(arguments: [String]) { self.arguments = arguments }
+    public init(arguments: [String]) { self.arguments = arguments }
 
     /// The command for opening `file`: `%f %F %u %U` become the file, `%i %c %k` and the deprecated
     /// codes go, `%%` is a percent sign. Without a file code the file is appended, as launchers do.
-    func command(for file: String) -> [String] {
+    public func command(for file: String) -> [String] {
         var result: [String] = []
         var usedFile = false
         for argument in arguments {
@@ -46,12 +36,12 @@ struct DesktopEntryExec: Equatable {
         return result
     }
 
-    struct SyntaxError: Error, CustomStringConvertible {
-        let description: String
+    public struct SyntaxError: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// The general escapes of a desktop-file string value.
-    static func unescapeValue(_ value: String) -> String {
+    public static func unescapeValue(_ value: String) -> String {
         var result = ""
         var iterator = value.makeIterator()
         while let character = iterator.next() {
@@ -69,7 +59,7 @@ struct DesktopEntryExec: Equatable {
     }
 
     /// Splits an unescaped Exec value into arguments, honouring double quotes.
-    static func split(_ value: String) throws -> [String] {
+    public static func split(_ value: String) throws -> [String] {
         var arguments: [String] = []
         var current = ""
         var inArgument = false
