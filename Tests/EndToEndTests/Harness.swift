@@ -59,14 +59,28 @@ final class Harness {
     @discardableResult
     func run(_ program: String, _ arguments: [String], allowFailure: Bool = false,
              extraEnvironment: [String: String] = [:]) throws -> Result {
+        let result = try Self.runProcess(bin.appendingPathComponent(program), arguments,
+                                         environment: environment.merging(extraEnvironment) { $1 }, scratch: home)
+        if !allowFailure && result.status != 0 {
+            throw HarnessError("\(program) \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)")
+        }
+        return result
+    }
+
+    /// Runs a program to its end and returns what it printed. Output goes to files in `scratch`,
+    /// not pipes: a daemon started at the same moment by another test would inherit a pipe's
+    /// write end and keep its reader waiting for EOF.
+    static func runProcess(_ executable: URL, _ arguments: [String], environment: [String: String]?, scratch: URL) throws -> Result {
         let process = Process()
-        process.executableURL = bin.appendingPathComponent(program)
+        process.executableURL = executable
         process.arguments = arguments
-        process.environment = environment.merging(extraEnvironment) { $1 }
-        // Output goes to files, not pipes: a daemon started at the same moment by another test
-        // would inherit a pipe's write end and keep its reader waiting for EOF.
-        let outURL = home.appendingPathComponent("out-\(UUID().uuidString)")
-        let errURL = home.appendingPathComponent("err-\(UUID().uuidString)")
+        if let environment { process.environment = environment }
+        let outURL = scratch.appendingPathComponent("out-\(UUID().uuidString)")
+        let errURL = scratch.appendingPathComponent("err-\(UUID().uuidString)")
+        defer {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
@@ -76,16 +90,8 @@ final class Harness {
         process.waitUntilExit()
         try out.close()
         try err.close()
-        let stdout = try Data(contentsOf: outURL)
-        let stderr = try Data(contentsOf: errURL)
-        try? FileManager.default.removeItem(at: outURL)
-        try? FileManager.default.removeItem(at: errURL)
-        let result = Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                            stderr: String(decoding: stderr, as: UTF8.self))
-        if !allowFailure && result.status != 0 {
-            throw HarnessError("\(program) \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)")
-        }
-        return result
+        return Result(status: process.terminationStatus, stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+                      stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }
 
     /// Where `startDaemon` writes the daemon's log.

@@ -57,28 +57,8 @@ final class SessionBus {
 
     /// Runs `busctl` on this bus with JSON output.
     func busctl(_ arguments: [String]) throws -> Harness.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["busctl", "--address=\(address)", "--json=short"] + arguments
-        // Files, not pipes, as in `Harness.run`: a daemon another test starts meanwhile would
-        // inherit a pipe's write end and keep the read waiting.
-        let outURL = log.deletingLastPathComponent().appendingPathComponent("busctl-out-\(UUID().uuidString)")
-        let errURL = log.deletingLastPathComponent().appendingPathComponent("busctl-err-\(UUID().uuidString)")
-        defer {
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
-        }
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        return Harness.Result(status: process.terminationStatus, stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-                              stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+        try Harness.runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["busctl", "--address=\(address)", "--json=short"] + arguments,
+                               environment: nil, scratch: log.deletingLastPathComponent())
     }
 
     /// Calls `method` and returns the reply's values (busctl's JSON `data`); throws when the call fails.
