@@ -35,12 +35,7 @@ struct SearchProviderCommand: ParsableCommand {
     }
 
     func run() throws {
-        let level: Logger.Level = verbose ? .debug : .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        ProgramLogging.bootstrap(verbose: verbose)
         let logger = Logger(label: "limelight-search-provider")
         // A shell that gives up on a call closes nothing of ours; a write to a closed pipe (the
         // log, when whoever started us went away) must not end the process either.

@@ -29,12 +29,7 @@ struct LimelightDaemon: ParsableCommand {
     }
 
     func run() throws {
-        let level: Logger.Level = verbose ? .debug : .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        ProgramLogging.bootstrap(verbose: verbose)
         let logger = Logger(label: "limelightd")
         var options = IndexerDaemon.Options()
         if let index { options.indexPath = URL(fileURLWithPath: index) }
