@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A request to change limelightd's index rather than search it, sent over the index's search
 /// socket (`SearchSocket`) as `limelight search` sends its queries. The index belongs to the
 /// daemon, which holds its write lock: an application asks it instead of writing the index.
@@ -82,14 +78,7 @@ package enum IndexRequest: Equatable, Sendable {
     /// `timeout` seconds for its reply; `nil` when no daemon answers (none runs for that index,
     /// or it did not answer in time).
     package func send(indexPath: String, timeout: Int) -> Reply? {
-        guard let real = SearchSocket.realPath(indexPath), let path = SearchSocket.path(forRealIndexPath: real) else { return nil }
-        let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard socket >= 0 else { return nil }
-        defer { close(socket) }
-        guard SearchSocket.withAddress(path, { connect(socket, $0, $1) }) == 0 else { return nil }
-        SearchSocket.setTimeout(socket, seconds: timeout)
-        guard SearchSocket.write(encoded(indexPath: real), to: socket), shutdown(socket, Int32(SHUT_WR)) == 0,
-              let bytes = SearchSocket.readToEnd(socket, limit: 1 << 20) else { return nil }
+        guard let bytes = SearchSocket.exchange(indexPath: indexPath, timeout: timeout, limit: 1 << 20, encoded(indexPath:)) else { return nil }
         return Self.decodeReply(bytes)
     }
 }

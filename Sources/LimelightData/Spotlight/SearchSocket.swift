@@ -47,6 +47,20 @@ package enum SearchSocket {
 
     /// Makes reads and writes on `socket` give up after `seconds`, so that neither end waits
     /// forever on the other.
+    /// One request to the limelightd serving the index at `indexPath`: connects, sends what
+    /// `encode` makes of the index's real path, shuts the sending side, and reads the reply (at
+    /// most `limit` bytes, waiting up to `timeout` seconds). `nil` when no daemon answers.
+    package static func exchange(indexPath: String, timeout: Int, limit: Int, _ encode: (String) -> [UInt8]) -> [UInt8]? {
+        guard let real = realPath(indexPath), let path = path(forRealIndexPath: real) else { return nil }
+        let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard socket >= 0 else { return nil }
+        defer { close(socket) }
+        guard withAddress(path, { connect(socket, $0, $1) }) == 0 else { return nil }
+        setTimeout(socket, seconds: timeout)
+        guard write(encode(real), to: socket), shutdown(socket, Int32(SHUT_WR)) == 0 else { return nil }
+        return readToEnd(socket, limit: limit)
+    }
+
     package static func setTimeout(_ socket: Int32, seconds: Int) {
         var limit = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
