@@ -25,6 +25,11 @@ extension Limelight {
 
         func run() throws {
             let url = URL(fileURLWithPath: model)
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue,
+               url.lastPathComponent != "contents", StoreOpener.storeType(of: url) == .xml {
+                throw CommandError("\(model) is a Core Data XML store, which keeps no model of its own: give the model it was made with")
+            }
             let loaded = Self.isSQLiteFile(url) ? try ManagedObjectModel(cachedInStoreAt: url) : try ManagedObjectModel(contentsOf: url)
             if xml {
                 FileHandle.standardOutput.write(try loaded.xmlData())

@@ -39,6 +39,9 @@ import Testing
         let result = try harness.run("limelight", ["fetch", store.path, "--entity", "Employee"], allowFailure: true)
         #expect(result.status != 0)
         #expect(result.stderr.contains("an XML store keeps no model of its own; give it with --model"), "\(result.stderr)")
+        let model = try harness.run("limelight", ["model", store.path], allowFailure: true)
+        #expect(model.status != 0)
+        #expect(model.stderr.contains("is a Core Data XML store, which keeps no model of its own"), "\(model.stderr)")
     }
 
     static let modelText = """
