@@ -44,6 +44,23 @@ public final class ValueTransformerRegistry: Sendable {
         return transformer(named: name)
     }
 
+    /// The bytes a transformable `attribute` stores for `value`: its transformer's encoding, or
+    /// the value itself when it is bytes already and no transformer is registered. What every
+    /// store writes; errors name the attribute, which a transformer does not know.
+    func encode(_ value: Any, for attribute: AttributeDescription) throws -> Data {
+        let place = "\(attribute.entity?.name ?? "?").\(attribute.name)"
+        if let transformer = transformer(for: attribute.valueTransformerName) {
+            do {
+                return try transformer.encode(value)
+            } catch var error as TransformError {
+                error.reason = "\(place): \(error.reason)"
+                throw error
+            }
+        }
+        if let data = value as? Data { return data }
+        throw PersistenceError.invalidRequest("\(place): no value transformer registered as '\(attribute.valueTransformerName ?? "")' for \(type(of: value))")
+    }
+
     public struct TransformError: Error, CustomStringConvertible {
         public var name: String
         public var reason: String

@@ -54,21 +54,7 @@ enum SQLiteValueMapping {
             guard let id = value as? ManagedObjectID else { return mismatch(value, attribute) }
             return .text(id.uriRepresentation().absoluteString)
         case .transformable, .undefined:
-            let encoded: Data
-            if let transformer = ValueTransformerRegistry.shared.transformer(for: attribute.valueTransformerName) {
-                do {
-                    encoded = try transformer.encode(value)
-                } catch var error as ValueTransformerRegistry.TransformError {
-                    // A transformer knows the value, not where it was going: the attribute is said here.
-                    error.reason = "\(attribute.entity?.name ?? "?").\(attribute.name): \(error.reason)"
-                    throw error
-                }
-            } else if let data = value as? Data {
-                encoded = data
-            } else {
-                throw PersistenceError.invalidRequest(
-                    "\(attribute.entity?.name ?? "?").\(attribute.name): no value transformer registered as '\(attribute.valueTransformerName ?? "")' for \(type(of: value))")
-            }
+            let encoded = try ValueTransformerRegistry.shared.encode(value, for: attribute)
             return blob(encoded, for: attribute)
         }
     }

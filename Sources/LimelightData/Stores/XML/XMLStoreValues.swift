@@ -66,7 +66,7 @@ enum XMLStoreValues {
             guard let id = value as? ManagedObjectID else { throw mismatch() }
             return id.uriRepresentation().absoluteString
         case .transformable, .undefined:
-            return try transformed(value, attribute, where_).base64EncodedString()
+            return try ValueTransformerRegistry.shared.encode(value, for: attribute).base64EncodedString()
         }
     }
 
@@ -138,19 +138,6 @@ enum XMLStoreValues {
             let code = String(scalar.value, radix: 16, uppercase: true)
             throw PersistenceError.invalidRequest("\(where_): the XML store cannot hold the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)))\(code)")
         }
-    }
-
-    private static func transformed(_ value: Any, _ attribute: AttributeDescription, _ where_: String) throws -> Data {
-        if let transformer = ValueTransformerRegistry.shared.transformer(for: attribute.valueTransformerName) {
-            do {
-                return try transformer.encode(value)
-            } catch var error as ValueTransformerRegistry.TransformError {
-                error.reason = "\(where_): \(error.reason)"
-                throw error
-            }
-        }
-        if let data = value as? Data { return data }
-        throw PersistenceError.invalidRequest("\(where_): no value transformer registered as '\(attribute.valueTransformerName ?? "")' for \(type(of: value))")
     }
 }
 
