@@ -40,7 +40,7 @@ extension ManagedObjectContext {
             return
         }
         try settleConstraintConflicts(coordinator)
-        let wantsObjects = coordinator.persistentStores.contains { $0.needsPermanentIDsBeforeSave }
+        let wantsObjects = coordinator.withStores { coordinator.persistentStores.contains { $0.needsPermanentIDsBeforeSave } }
         if wantsObjects { try obtainPermanentIDs(for: Array(insertedSet)) }
 
         // A conflict settled by the merge policy changes what is written: the batches are made

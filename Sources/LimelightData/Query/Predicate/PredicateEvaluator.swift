@@ -208,16 +208,14 @@ struct PredicateEvaluator {
     /// error naming the entity and the key (the same error SQL translation gives).
     static func value(forKey key: String, of object: Any?) throws -> Any? {
         switch object {
-        case let managed as ManagedObject where key == "entity" && readsEntity(of: managed.entity):
-            return managed.entity
-        case let entity as EntityDescription:
-            return key == "name" ? entity.name : nil
         case let managed as ManagedObject:
+            if key == "entity", readsEntity(of: managed.entity) { return managed.entity }
             if managed.entity.property(named: key) == nil,
                !managed.entity.rootEntity.selfAndDescendants.contains(where: { $0.property(named: key) != nil }) {
                 throw PredicateEvaluationError("entity \(managed.entity.name) has no property '\(key)'")
             }
             return managed.value(forKey: key)
+        case let entity as EntityDescription: return key == "name" ? entity.name : nil
         case let readable as KeyValueCodingReadable: return readable.value(forKey: key)
         case let dictionary as [String: Any?]: return dictionary[key] ?? nil
         case let dictionary as [String: Any]: return dictionary[key]
