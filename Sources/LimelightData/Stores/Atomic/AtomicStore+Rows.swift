@@ -15,22 +15,10 @@ extension AtomicStore {
     /// The node as the row a context makes an object of, kept in the node until its values change.
     func row(_ node: AtomicStoreCacheNode) -> StoreRow {
         if let row = node.row, row.version == node.version { return row }
-        let entity = node.objectID.entity
-        var values = entity.emptyValues
         let cache = node.propertyCache ?? [:]
-        for (index, property) in entity.properties.enumerated() where !property.isTransient {
-            let value = cache[property.name]
-            if let relationship = property as? RelationshipDescription {
-                if relationship.isToMany {
-                    values[index] = .toMany(.loaded(RelatedIDs(Self.destinations(value, ordered: relationship.isOrdered))))
-                } else if let destination = Self.destination(value) {
-                    values[index] = .objectID(destination)
-                }
-            } else if let attribute = property as? AttributeDescription, let value, !(value is NSNull) {
-                values[index] = StoredValue(AttributeValueCoercion.coerce(value, to: attribute.attributeType) ?? value)
-            }
+        let row = StoreRow(id: node.objectID, version: node.version, value: { cache[$0.name] }, toOne: Self.destination) {
+            .loaded(RelatedIDs(Self.destinations($1, ordered: $0.isOrdered)))
         }
-        let row = StoreRow(id: node.objectID, version: node.version, values: values)
         node.row = row
         return row
     }

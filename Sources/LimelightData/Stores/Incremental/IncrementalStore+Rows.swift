@@ -24,20 +24,9 @@ extension IncrementalStore {
     /// stays a fault, read through `newValue(forRelationship:…)` when it is first used.
     func row(_ id: ManagedObjectID) throws -> StoreRow {
         let node = try newValuesForObject(with: id, with: nil)
-        var values = id.entity.emptyValues
-        for (index, property) in id.entity.properties.enumerated() where !property.isTransient {
-            let value = node.value(for: property)
-            if let relationship = property as? RelationshipDescription {
-                if relationship.isToMany {
-                    values[index] = node.has(property) ? .toMany(.loaded(RelatedIDs(Self.destinations(value)))) : .toMany(.fault)
-                } else if let destination = Self.destination(value) {
-                    values[index] = .objectID(destination)
-                }
-            } else if let attribute = property as? AttributeDescription, let value, !(value is NSNull) {
-                values[index] = StoredValue(AttributeValueCoercion.coerce(value, to: attribute.attributeType) ?? value)
-            }
+        return StoreRow(id: id, version: Int64(clamping: node.version), value: node.value(for:), toOne: Self.destination) {
+            node.has($0) ? .loaded(RelatedIDs(Self.destinations($1))) : .fault
         }
-        return StoreRow(id: id, version: Int64(clamping: node.version), values: values)
     }
 
     static func destination(_ value: Any?) -> ManagedObjectID? {
