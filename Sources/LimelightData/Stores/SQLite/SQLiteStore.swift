@@ -247,6 +247,11 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     }
 
     func writeMetadata(_ db: SQLiteConnection) throws {
+        try Self.writeMetadata(metadata, uuid: identifier, to: db, path: path)
+    }
+
+    /// `Z_METADATA`'s row: the UUID in its column, the rest as a binary property list.
+    private static func writeMetadata(_ metadata: [String: Any], uuid: String, to db: SQLiteConnection, path: String) throws {
         var plist = metadata
         plist["NSStoreUUID"] = nil
         let data: Data
@@ -255,7 +260,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         } catch {
             throw PersistenceError.store(path: path, reason: "cannot encode metadata: \(error)")
         }
-        try db.run("INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", [.text(identifier), .blob(data)])
+        try db.run("INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", [.text(uuid), .blob(data)])
     }
 
     override func setMetadata(_ metadata: [String: Any]) throws {
@@ -288,17 +293,10 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         }
         guard let uuid else { throw PersistenceError.store(path: url.path, reason: "Z_METADATA has no store UUID") }
         var plist = metadata
-        plist["NSStoreUUID"] = nil
         plist["NSStoreType"] = StoreType.sqlite.rawValue
-        let data: Data
-        do {
-            data = try PropertyListWriter.data(plist, format: .binary)
-        } catch {
-            throw PersistenceError.store(path: url.path, reason: "cannot encode metadata: \(error)")
-        }
         try db.execute("BEGIN IMMEDIATE")
         do {
-            try db.run("INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", [.text(uuid), .blob(data)])
+            try writeMetadata(plist, uuid: uuid, to: db, path: url.path)
             try db.execute("COMMIT")
         } catch {
             try? db.execute("ROLLBACK")
