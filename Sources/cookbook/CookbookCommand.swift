@@ -48,8 +48,9 @@ extension Cookbook {
 
         func run() throws {
             let context = try CookbookStore.open(at: options.url)
-            let request = FetchRequest(entityName: "Recipe", sortDescriptors: [QuerySortDescriptor(key: "name", comparison: .localized)])
-            for recipe in try context.fetch(request, as: Recipe.self) {
+            let request = Recipe.fetchRequest()
+            request.sortDescriptors = [QuerySortDescriptor(key: "name", comparison: .localized)]
+            for recipe in try context.fetch(request) {
                 print("\(recipe.name ?? "?")\t\(recipe.objectID)")
             }
         }

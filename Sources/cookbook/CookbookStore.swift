@@ -65,7 +65,7 @@ enum CookbookStore {
             }
             throw CookbookError("\(reference) belongs to another store (\(elements.storeURL.path))")
         }
-        let all = try context.fetch(FetchRequest(entityName: "Recipe"), as: Recipe.self)
+        let all = try context.fetch(Recipe.fetchRequest())
         if let match = all.first(where: { $0.name?.compare(reference, options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame }) {
             return match
         }

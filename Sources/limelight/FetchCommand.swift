@@ -42,7 +42,7 @@ extension Limelight {
             guard let description = opened.model.entity(named: entity) else {
                 throw CommandError("the model has no entity '\(entity)' (entities: \(opened.model.entities.map(\.name).sorted().joined(separator: ", ")))")
             }
-            let request = FetchRequest(entityName: entity)
+            let request = FetchRequest<ManagedObject>(entityName: entity)
             if let predicate {
                 request.predicate = try QueryPredicate(format: predicate, argumentArray: arguments.map(Self.argumentValue))
             }
@@ -75,7 +75,7 @@ extension Limelight {
         }
 
         /// A dictionary fetch: the columns, grouping and HAVING go to the store as one query.
-        private func printRows(_ request: FetchRequest, entity: EntityDescription, context: ManagedObjectContext) throws {
+        private func printRows(_ request: FetchRequest<ManagedObject>, entity: EntityDescription, context: ManagedObjectContext) throws {
             let grouped = Self.split(groupBy)
             var columns = try Self.split(properties).map(Self.column)
             // Grouped keys are shown even when --properties lists only the aggregates.

@@ -32,7 +32,7 @@ import Testing
         }
         h.stop(daemon, signal: SIGKILL)
         // Changes made while no daemon runs are found by the startup reconcile.
-        let doomed = try context.fetch(FetchRequest(entityName: "Recipe")).prefix(50)
+        let doomed = try context.fetch(FetchRequest<ManagedObject>(entityName: "Recipe")).prefix(50)
         for recipe in doomed { context.delete(recipe) }
         try context.save()
         try context.persistentStoreCoordinator?.flushExternalRecords()

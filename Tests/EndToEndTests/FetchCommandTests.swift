@@ -22,7 +22,7 @@ import LimelightData
         try coordinator.addPersistentStore(type: .sqlite, at: store, options: [StoreOption.readOnly: true])
         context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = coordinator
-        cars = try context.fetch(FetchRequest(entityName: "Car"))
+        cars = try context.fetch(FetchRequest<ManagedObject>(entityName: "Car"))
     }
 
     func fetch(_ arguments: [String], allowFailure: Bool = false) throws -> Harness.Result {

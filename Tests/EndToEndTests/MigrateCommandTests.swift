@@ -46,7 +46,7 @@ import LimelightData
 
         let fetched = try harness.run("limelight", ["fetch", store.path, "--model", version("SampleModel3"), "--entity", "LuxuryCar", "--count"])
         let context = try openV1Fixture()
-        let expected = try context.count(for: FetchRequest(entityName: "ExpensiveSportCar"))
+        let expected = try context.count(for: FetchRequest<ManagedObject>(entityName: "ExpensiveSportCar"))
         #expect(fetched.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == String(expected))
     }
 

@@ -63,7 +63,7 @@ final class Owner: ManagedObject {
             try context.save()
         }
         let context = try Self.open(folder)
-        let samples = try context.fetch(FetchRequest(entityName: "GeneratedSample"), as: Sample.self)
+        let samples = try context.fetch(FetchRequest<ManagedObject>(entityName: "GeneratedSample"), as: Sample.self)
         let sample = try #require(samples.first)
         #expect(sample.int16Scalar == -16)
         #expect(sample.int32Scalar == 32)
@@ -116,7 +116,7 @@ final class Owner: ManagedObject {
             try context.save()
         }
         let context = try Self.open(folder)
-        let sample = try #require(try context.fetch(FetchRequest(entityName: "GeneratedSample"), as: Sample.self).first)
+        let sample = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "GeneratedSample"), as: Sample.self).first)
         #expect(sample.steps.map(\.instruction) == ["chop", "fry", "serve"])
         #expect(Set(sample.labels.compactMap(\.name)) == ["a", "b"])
         let owner = try #require(sample.owner)
@@ -130,7 +130,7 @@ final class Owner: ManagedObject {
         try context.save()
         // Objects hold their context weakly: it is kept here while they are read.
         let third = try Self.open(folder)
-        let again = try #require(try third.fetch(FetchRequest(entityName: "GeneratedSample"), as: Sample.self).first)
+        let again = try #require(try third.fetch(FetchRequest<ManagedObject>(entityName: "GeneratedSample"), as: Sample.self).first)
         #expect(again.steps.map(\.instruction) == ["serve", "fry", "chop"])
         #expect(again.owner?.name == "Grace")
     }
@@ -149,12 +149,12 @@ final class Owner: ManagedObject {
         visible.shown = "shown"
         try context.save()
         let reader = try Self.open(folder)
-        let fetched = try reader.fetch(FetchRequest(entityName: "GeneratedMedia"), as: MediaItem.self)
+        let fetched = try reader.fetch(FetchRequest<ManagedObject>(entityName: "GeneratedMedia"), as: MediaItem.self)
         #expect(fetched.count == 1)
         let read = try #require(fetched.first as? Photo)
         #expect(read.title == "Harbour")
         #expect(read.pixels == 12_000_000)
-        let hidden = try reader.fetch(FetchRequest(entityName: "GeneratedHidden"), as: Visible.self)
+        let hidden = try reader.fetch(FetchRequest<ManagedObject>(entityName: "GeneratedHidden"), as: Visible.self)
         #expect(hidden.first?.secret == "kept")
         #expect(hidden.first?.shown == "shown")
     }
@@ -194,7 +194,7 @@ final class Owner: ManagedObject {
         #expect(owner.favorites == [steps[1]])
         try context.save()
         let reader = try Self.open(folder)
-        let read = try #require(try reader.fetch(FetchRequest(entityName: "GeneratedSample"), as: Sample.self).first)
+        let read = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "GeneratedSample"), as: Sample.self).first)
         #expect(read.steps.map(\.instruction) == ["a", "b"])
         #expect(read.labels.count == 2)
         #expect(read.owner?.favorites.map(\.instruction) == ["b"])

@@ -46,12 +46,12 @@ final class CancellingNote: ManagedObject {
 
     /// Runs `request` on `context` with the context's queue held until the result is returned,
     /// so what `execute` returns is seen before the fetch starts; `prepare` runs then.
-    func run(_ fetch: FetchRequest, on context: ManagedObjectContext, estimate: Int = 0, within parent: Progress? = nil,
-             prepare: (AsynchronousFetchResult) -> Void = { _ in }) async throws -> (returned: AsynchronousFetchResult, delivered: AsynchronousFetchResult) {
+    func run(_ fetch: FetchRequest<ManagedObject>, on context: ManagedObjectContext, estimate: Int = 0, within parent: Progress? = nil,
+             prepare: (AsynchronousFetchResult<ManagedObject>) -> Void = { _ in }) async throws -> (returned: AsynchronousFetchResult<ManagedObject>, delivered: AsynchronousFetchResult<ManagedObject>) {
         let gate = DispatchSemaphore(value: 0)
         context.queue.async { gate.wait() }
-        var returned: AsynchronousFetchResult?
-        let delivered = await withCheckedContinuation { (continuation: CheckedContinuation<AsynchronousFetchResult, Never>) in
+        var returned: AsynchronousFetchResult<ManagedObject>?
+        let delivered = await withCheckedContinuation { (continuation: CheckedContinuation<AsynchronousFetchResult<ManagedObject>, Never>) in
             let request = AsynchronousFetchRequest(fetchRequest: fetch) { result in continuation.resume(returning: result) }
             request.estimatedResultCount = estimate
             parent?.becomeCurrent(withPendingUnitCount: 1)
@@ -71,7 +71,7 @@ final class CancellingNote: ManagedObject {
     @Test func theObjectsArriveInTheContextInOrder() async throws {
         let folder = try TemporaryFolder()
         let context = try self.context(notes: 250, in: folder)
-        let fetch = FetchRequest(entityName: "CancellingNote", predicate: try QueryPredicate(format: "title >= %@", "note 0050"),
+        let fetch = FetchRequest<ManagedObject>(entityName: "CancellingNote", predicate: try QueryPredicate(format: "title >= %@", "note 0050"),
                                  sortDescriptors: [QuerySortDescriptor(key: "title", ascending: false)])
         fetch.fetchBatchSize = 60
         var before: (result: [ManagedObject]?, error: (any Error)?, total: Int64) = (nil, nil, 0)
@@ -97,7 +97,7 @@ final class CancellingNote: ManagedObject {
     @Test func cancellingBeforeItStartsGivesACancelledError() async throws {
         let folder = try TemporaryFolder()
         let context = try self.context(notes: 20, in: folder)
-        let (_, delivered) = try await run(FetchRequest(entityName: "CancellingNote"), on: context) { $0.cancel() }
+        let (_, delivered) = try await run(FetchRequest<ManagedObject>(entityName: "CancellingNote"), on: context) { $0.cancel() }
         #expect(delivered.finalResult == nil)
         #expect((delivered.operationError as? CocoaError)?.code == .userCancelled)
         #expect(delivered.progress.completedUnitCount == 0)
@@ -106,7 +106,7 @@ final class CancellingNote: ManagedObject {
     @Test func cancellingStopsTheFetchBetweenBatches() async throws {
         let folder = try TemporaryFolder()
         let context = try self.context(notes: 100, in: folder)
-        let fetch = FetchRequest(entityName: "CancellingNote")
+        let fetch = FetchRequest<ManagedObject>(entityName: "CancellingNote")
         fetch.fetchBatchSize = 30
         // The first object fetched cancels: the first batch completes, the second never starts.
         let (_, delivered) = try await run(fetch, on: context) { CancellingNote.cancel($0.progress, whenFetchedIn: context) }
@@ -120,7 +120,7 @@ final class CancellingNote: ManagedObject {
         let folder = try TemporaryFolder()
         let context = try self.context(notes: 5, in: folder)
         let parent = Progress(totalUnitCount: 1)
-        let (returned, delivered) = try await run(FetchRequest(entityName: "CancellingNote"), on: context, within: parent) { _ in parent.cancel() }
+        let (returned, delivered) = try await run(FetchRequest<ManagedObject>(entityName: "CancellingNote"), on: context, within: parent) { _ in parent.cancel() }
         #expect(returned.progress.isCancelled)
         #expect((delivered.operationError as? CocoaError)?.code == .userCancelled)
     }
@@ -128,7 +128,7 @@ final class CancellingNote: ManagedObject {
     @Test func aBadPredicateReachesOperationError() async throws {
         let folder = try TemporaryFolder()
         let context = try self.context(notes: 3, in: folder)
-        let fetch = FetchRequest(entityName: "CancellingNote", predicate: try QueryPredicate(format: "noSuchKey == 1"))
+        let fetch = FetchRequest<ManagedObject>(entityName: "CancellingNote", predicate: try QueryPredicate(format: "noSuchKey == 1"))
         let (_, delivered) = try await run(fetch, on: context)
         #expect(delivered.finalResult == nil)
         let error = try #require(delivered.operationError)
@@ -138,7 +138,7 @@ final class CancellingNote: ManagedObject {
     @Test func onlyObjectResultsCanBeFetchedAsynchronously() throws {
         let folder = try TemporaryFolder()
         let context = try self.context(notes: 1, in: folder)
-        let fetch = FetchRequest(entityName: "CancellingNote")
+        let fetch = FetchRequest<ManagedObject>(entityName: "CancellingNote")
         fetch.resultType = .count
         #expect(throws: PersistenceError.self) { try context.execute(AsynchronousFetchRequest(fetchRequest: fetch)) }
     }

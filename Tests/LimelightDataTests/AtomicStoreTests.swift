@@ -109,7 +109,7 @@ struct AtomicStoreTests {
     }
 
     func spices(_ context: ManagedObjectContext, predicate: String = "TRUEPREDICATE") throws -> [String] {
-        try context.fetch(FetchRequest(entityName: "Jar", predicate: QueryPredicate(format: predicate),
+        try context.fetch(FetchRequest<ManagedObject>(entityName: "Jar", predicate: QueryPredicate(format: predicate),
                                        sortDescriptors: [QuerySortDescriptor(key: "spice")]))
             .map { "\($0.value(forKey: "spice") ?? "-")@\(($0.value(forKey: "shelf") as? ManagedObject)?.value(forKey: "label") ?? "-")" }
     }
@@ -135,12 +135,12 @@ struct AtomicStoreTests {
         #expect(store2.identifier == store.identifier)
         #expect(try spices(reopened) == ["anise@top", "cumin@top", "paprika@top"])
         #expect(try spices(reopened, predicate: "spice BEGINSWITH 'c' OR shelf.label == 'none'") == ["cumin@top"])
-        let top = try #require(try reopened.fetch(FetchRequest(entityName: "Shelf")).first)
+        let top = try #require(try reopened.fetch(FetchRequest<ManagedObject>(entityName: "Shelf")).first)
         #expect((top.value(forKey: "jars") as? Set<ManagedObject>)?.count == 3)
         #expect(store2.referenceObject(for: top.objectID)?.base as? String == reference)
 
         // A deletion reaches the subclass's hook and the file.
-        let anise = try #require(try reopened.fetch(FetchRequest(entityName: "Jar", predicate: QueryPredicate(format: "spice == 'anise'"))).first)
+        let anise = try #require(try reopened.fetch(FetchRequest<ManagedObject>(entityName: "Jar", predicate: QueryPredicate(format: "spice == 'anise'"))).first)
         reopened.delete(anise)
         try reopened.save()
         #expect(store2.removedReferences.count == 1)

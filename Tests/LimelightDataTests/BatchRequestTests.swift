@@ -61,13 +61,13 @@ import Testing
     }
 
     func count(_ context: ManagedObjectContext, _ entity: String, _ format: String? = nil) throws -> Int {
-        try context.count(for: FetchRequest(entityName: entity, predicate: try format.map { try QueryPredicate(format: $0) }))
+        try context.count(for: FetchRequest<ManagedObject>(entityName: entity, predicate: try format.map { try QueryPredicate(format: $0) }))
     }
 
     @Test func deletingByPredicateTakesJoinRowsAndReportsWhatWent() throws {
         let folder = try TemporaryFolder()
         let context = try Self.populated(folder)
-        let request = BatchDeleteRequest(fetchRequest: FetchRequest(entityName: "Note", predicate: try QueryPredicate(format: "rank >= 6")))
+        let request = BatchDeleteRequest(fetchRequest: FetchRequest<ManagedObject>(entityName: "Note", predicate: try QueryPredicate(format: "rank >= 6")))
         request.resultType = .objectIDs
         let result = try context.execute(request)
         #expect(result.status && result.count == 4 && result.objectIDs?.count == 4)
@@ -75,10 +75,10 @@ import Testing
         // Join rows went with them: the tags count only the notes left.
         #expect(try count(context, "Tag", "name == 'all' AND notes.@count == 6") == 1)
         #expect(try count(context, "Tag", "name == 'even' AND notes.@count == 3") == 1)
-        let folderObject = try #require(try context.fetch(FetchRequest(entityName: "Folder")).first)
+        let folderObject = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Folder")).first)
         #expect((folderObject.value(forKey: "notes") as? Set<ManagedObject>)?.count == 6)
         // By IDs: ones already gone count for nothing.
-        let again = try context.execute(BatchDeleteRequest(objectIDs: try #require(result.objectIDs) + [try context.fetch(FetchRequest(entityName: "Tag", predicate: try QueryPredicate(format: "name == 'even'")))[0].objectID]))
+        let again = try context.execute(BatchDeleteRequest(objectIDs: try #require(result.objectIDs) + [try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag", predicate: try QueryPredicate(format: "name == 'even'")))[0].objectID]))
         #expect(again.count == 1)
         #expect(try count(context, "Tag") == 1)
         #expect(try count(context, "Note") == 6)
@@ -88,21 +88,21 @@ import Testing
         let folder = try TemporaryFolder()
         let context = try Self.populated(folder)
         // Deny: Ada owns a folder; nothing at all is deleted.
-        let denied = BatchDeleteRequest(fetchRequest: FetchRequest(entityName: "Person", predicate: try QueryPredicate(format: "name == 'Ada'")))
+        let denied = BatchDeleteRequest(fetchRequest: FetchRequest<ManagedObject>(entityName: "Person", predicate: try QueryPredicate(format: "name == 'Ada'")))
         #expect(throws: PersistenceError.self) { try context.execute(denied) }
         #expect(try count(context, "Person") == 2)
         #expect(try count(context, "Note", "pinnedBy.name == 'Ada'") == 1)
         // Nullify: Bo goes, and the note he pinned no longer points at him (its version moved on).
-        let pinned = try #require(try context.fetch(FetchRequest(entityName: "Note", predicate: try QueryPredicate(format: "pinnedBy.name == 'Bo'"))).first)
+        let pinned = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Note", predicate: try QueryPredicate(format: "pinnedBy.name == 'Bo'"))).first)
         _ = pinned.value(forKey: "title")
-        let bo = BatchDeleteRequest(fetchRequest: FetchRequest(entityName: "Person", predicate: try QueryPredicate(format: "name == 'Bo'")))
+        let bo = BatchDeleteRequest(fetchRequest: FetchRequest<ManagedObject>(entityName: "Person", predicate: try QueryPredicate(format: "name == 'Bo'")))
         #expect(try context.execute(bo).count == 1)
         #expect(try count(context, "Note", "pinnedBy == nil") == 9)
         pinned.setValue("stale", forKey: "title")
         #expect(throws: PersistenceError.self) { try context.save() }
         context.rollback()
         // Cascade: the folder takes its notes, and their join rows, with it.
-        let boxes = BatchDeleteRequest(fetchRequest: FetchRequest(entityName: "Folder"))
+        let boxes = BatchDeleteRequest(fetchRequest: FetchRequest<ManagedObject>(entityName: "Folder"))
         boxes.resultType = .count
         let result = try context.execute(boxes)
         #expect(result.count == 11 && result.objectIDs == nil)
@@ -114,7 +114,7 @@ import Testing
     @Test func updatingSetsValuesAndContextsMergeTheResult() throws {
         let folder = try TemporaryFolder()
         let context = try Self.populated(folder)
-        let small = try context.fetch(FetchRequest(entityName: "Note", predicate: try QueryPredicate(format: "rank < 3")))
+        let small = try context.fetch(FetchRequest<ManagedObject>(entityName: "Note", predicate: try QueryPredicate(format: "rank < 3")))
         #expect(small.count == 3 && small.allSatisfy { ($0.value(forKey: "rank") as? Int64 ?? -1) < 3 })
         let request = BatchUpdateRequest(entityName: "Note")
         request.predicate = try QueryPredicate(format: "rank < 3")
@@ -177,7 +177,7 @@ import Testing
         update.predicate = try QueryPredicate(format: "title == 'Soup'")
         update.propertiesToUpdate = ["title": "Stew"]
         _ = try context.execute(update)
-        _ = try context.execute(BatchDeleteRequest(fetchRequest: FetchRequest(entityName: "Note", predicate: try QueryPredicate(format: "title == 'Salsa'"))))
+        _ = try context.execute(BatchDeleteRequest(fetchRequest: FetchRequest<ManagedObject>(entityName: "Note", predicate: try QueryPredicate(format: "title == 'Salsa'"))))
         try markers.flush(context)
         let titles = try markers.markers(context).values.compactMap { $0.values["title"] as? String }.sorted()
         #expect(titles == ["Guacamole", "Stew"])
@@ -186,6 +186,6 @@ import Testing
         #expect(try markers.markers(context).values.compactMap { $0.values["title"] as? String }.sorted() == ["Guacamole", "Stew", "Tacos"])
 
         let memory = try TestStack.context(model: Self.model(), at: nil)
-        #expect { try memory.execute(BatchDeleteRequest(fetchRequest: FetchRequest(entityName: "Note"))) } throws: { "\($0)".contains("SQLite stores only") }
+        #expect { try memory.execute(BatchDeleteRequest(fetchRequest: FetchRequest<ManagedObject>(entityName: "Note"))) } throws: { "\($0)".contains("SQLite stores only") }
     }
 }

@@ -56,7 +56,7 @@ import Testing
         var offset = 0
         var largestHeld = 0
         while true {
-            let request = FetchRequest(entityName: "Item", sortDescriptors: [QuerySortDescriptor(key: "position")])
+            let request = FetchRequest<ManagedObject>(entityName: "Item", sortDescriptors: [QuerySortDescriptor(key: "position")])
             request.fetchOffset = offset
             request.fetchLimit = page
             let objects = try context.fetch(request)
@@ -81,7 +81,7 @@ import Testing
         let folder = try TemporaryFolder()
         let context = try Self.store(in: folder)
         let log = try StatementLog(context)
-        let request = FetchRequest(entityName: "Item", sortDescriptors: [QuerySortDescriptor(key: "position")])
+        let request = FetchRequest<ManagedObject>(entityName: "Item", sortDescriptors: [QuerySortDescriptor(key: "position")])
         request.fetchBatchSize = 500
         let results = try context.fetchBatched(request)
         #expect(results.count == Self.rowCount)
@@ -112,7 +112,7 @@ import Testing
         let folder = try TemporaryFolder()
         let context = try Self.store(in: folder)
         let log = try StatementLog(context)
-        let request = FetchRequest(entityName: "Item", predicate: try QueryPredicate(format: "position >= %d", 90_000),
+        let request = FetchRequest<ManagedObject>(entityName: "Item", predicate: try QueryPredicate(format: "position >= %d", 90_000),
                                    sortDescriptors: [QuerySortDescriptor(key: "position", ascending: false)])
         request.fetchBatchSize = 100
         let results = try context.fetchBatched(request)

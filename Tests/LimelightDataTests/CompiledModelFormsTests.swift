@@ -127,11 +127,11 @@ import Testing
                 note.setValue(box, forKey: "folder")
             }
             try context.save()
-            let alpha = try #require(try context.fetch(FetchRequest(entityName: "Note", predicate: try QueryPredicate(format: "title == 'Alpha'"))).first)
+            let alpha = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Note", predicate: try QueryPredicate(format: "title == 'Alpha'"))).first)
             let siblings = try #require(alpha.value(forKey: "siblings") as? [ManagedObject])
             #expect(Set(siblings.compactMap { $0.value(forKey: "title") as? String }) == ["Alpha", "Apple"])
             let recent = try model.fetchRequestFromTemplate(withName: "recent", substitutionVariables: ["MIN": 10])
-            #expect(Set(try context.fetch(recent).compactMap { $0.value(forKey: "title") as? String }) == ["Apple", "Beta"])
+            #expect(Set(try context.fetch(recent).compactMap { ($0 as? ManagedObject)?.value(forKey: "title") as? String }) == ["Apple", "Beta"])
             #expect((box.value(forKey: "notes") as? [ManagedObject])?.count == 3)
             #expect(box.value(forKey: "query") as? String == "kind:note")
         }

@@ -65,7 +65,7 @@ import Testing
             return try context.performAndWait {
                 var lines: [String] = []
                 for entity in ["Person", "Car"] {
-                    for object in try context.fetch(FetchRequest(entityName: entity)) {
+                    for object in try context.fetch(FetchRequest<ManagedObject>(entityName: entity)) {
                         let keys = object.entity.properties.filter { !$0.isTransient && !($0 is RelationshipDescription) }.map(\.name).sorted()
                         var line = "\(object.entity.name) " + keys.map { "\($0)=\(object.value(forKey: $0).map { "\($0)" } ?? "nil")" }.joined(separator: " ")
                         if let owner = object.value(forKey: "owner") as? ManagedObject { line += " owner=\(owner.value(forKey: "lastName") ?? "nil")" }

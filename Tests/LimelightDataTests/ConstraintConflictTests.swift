@@ -52,7 +52,7 @@ import Testing
     static func saved(_ folder: TemporaryFolder) throws -> [[String]] {
         let reader = try TestStack.context(model: model(), at: folder.file("people.sqlite"))
         return try reader.performAndWait {
-            try reader.fetch(FetchRequest(entityName: "Person", sortDescriptors: [QuerySortDescriptor(key: "email")])).map { person in
+            try reader.fetch(FetchRequest<ManagedObject>(entityName: "Person", sortDescriptors: [QuerySortDescriptor(key: "email")])).map { person in
                 let photos = (person.value(forKey: "photos") as? Set<ManagedObject> ?? []).compactMap { $0.value(forKey: "name") as? String }.sorted()
                 return ["email", "firstName", "lastName"].map { person.value(forKey: $0) as? String ?? "-" } + photos
             }

@@ -14,7 +14,7 @@ import Testing
             let photo = try context.insertNewObject(forEntityName: "Photo")
             photo.setValue("Kept", forKey: "name")
             try context.save()
-            let fetched = try context.fetch(FetchRequest(entityName: "Photo"))
+            let fetched = try context.fetch(FetchRequest<ManagedObject>(entityName: "Photo"))
             #expect(fetched.first?.managedObjectContext === context)
             survivors = fetched + [photo]
             goneContext = context

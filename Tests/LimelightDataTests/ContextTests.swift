@@ -55,7 +55,7 @@ import Testing
 
         if let url {
             let other = try stack(url)
-            let fetched = try #require(try other.fetch(FetchRequest(entityName: "Post")).first)
+            let fetched = try #require(try other.fetch(FetchRequest<ManagedObject>(entityName: "Post")).first)
             let tags = try #require(fetched.value(forKey: "tags") as? Set<ManagedObject>)
             #expect(Set(tags.compactMap { $0.value(forKey: "name") as? String }) == ["swift", "linux"])
             // Optimistic locking: another context saves first; this one's save fails, naming the object.
@@ -76,8 +76,8 @@ import Testing
         #expect(comment.isDeleted)
         #expect((swift.value(forKey: "posts") as? Set<ManagedObject>)?.isEmpty == true)
         try context.save()
-        #expect(try context.count(for: FetchRequest(entityName: "Comment")) == 0)
-        #expect(try context.count(for: FetchRequest(entityName: "Tag")) == 2)
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Comment")) == 0)
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Tag")) == 2)
 
         // Deny: an author with posts cannot be deleted.
         let author = try context.insertNewObject(forEntityName: "Author")
@@ -107,7 +107,7 @@ import Testing
         tag.setValue("a", forKey: "name")
         context.processPendingChanges()
         #expect(events.last.map { $0.0 == .objectsDidChange && $0.1 == 1 } == true)
-        let request = FetchRequest(entityName: "Tag", predicate: try QueryPredicate(format: "name == 'a'"))
+        let request = FetchRequest<ManagedObject>(entityName: "Tag", predicate: try QueryPredicate(format: "name == 'a'"))
         #expect(try context.fetch(request) == [tag])
         try context.save()
         #expect(events.contains { $0.0 == .willSave })
@@ -123,7 +123,7 @@ import Testing
         #expect(extra.isDeleted || extra.managedObjectContext == nil || !context.insertedObjects.contains(extra))
         tag.setValue("b", forKey: "name")
         #expect(try context.fetch(request).isEmpty)
-        #expect(try context.count(for: FetchRequest(entityName: "Tag", predicate: try QueryPredicate(format: "name == 'b'"))) == 1)
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Tag", predicate: try QueryPredicate(format: "name == 'b'"))) == 1)
     }
 
     @Test func undoingTheDeletionOfAnUnsavedObjectKeepsItsRelationships() throws {
@@ -151,7 +151,7 @@ import Testing
         try context.save()
         context.reset()
         do {
-            let fetched = try context.fetch(FetchRequest(entityName: "Tag"))
+            let fetched = try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag"))
             #expect(fetched.count == 50)
             try context.fireFaults(fetched)
             #expect(fetched.allSatisfy { !$0.isFault })
@@ -186,7 +186,7 @@ import Testing
         #expect(kept.managedObjectContext === context)
         #expect(!context.registeredObjects.contains(post))
         #expect(throws: (any Error).self) { try context.existingObject(with: postID) }
-        #expect(try stack(url).count(for: FetchRequest(entityName: "Post")) == 0)
+        #expect(try stack(url).count(for: FetchRequest<ManagedObject>(entityName: "Post")) == 0)
 
         // Undoing the saved deletion gives the object back to the context as a new object under
         // its old ID, and the next save writes its row again with its values and relationships.
@@ -199,11 +199,11 @@ import Testing
         try context.save()
         #expect(!post.isInserted)
         let reader = try stack(url)
-        let posts = try reader.fetch(FetchRequest(entityName: "Post"))
+        let posts = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Post"))
         // Another coordinator's IDs: compared by URI.
         #expect(posts.map(\.objectID.uriString) == [postID.uriString])
         #expect(posts.first?.value(forKey: "title") as? String == "Gone")
-        let comments = try reader.fetch(FetchRequest(entityName: "Comment"))
+        let comments = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Comment"))
         #expect(comments.count == 1)
         #expect((comments.first?.value(forKey: "post") as? ManagedObject)?.objectID.uriString == postID.uriString)
     }

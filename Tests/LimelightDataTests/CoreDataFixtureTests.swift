@@ -57,7 +57,7 @@ import CSQLite
         #expect(store.identifier == "753753D3-A961-4901-AB05-8CC48B1D3853")
         #expect(store.metadata["NSStoreType"] as? String == "SQLite")
 
-        let people = try context.fetch(FetchRequest(entityName: "Person", sortDescriptors: [QuerySortDescriptor(key: "lastName")]))
+        let people = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person", sortDescriptors: [QuerySortDescriptor(key: "lastName")]))
         let expectedPeople = try rawRows(url, "SELECT ZFIRSTNAME, ZLASTNAME, Z_PK, ZUPDATEDAT FROM ZPERSON ORDER BY ZLASTNAME")
         #expect(people.count == expectedPeople.count)
         for (person, row) in zip(people, expectedPeople) {
@@ -69,14 +69,14 @@ import CSQLite
             #expect(person.value(forKey: "id") is UUID)
         }
 
-        let cars = try context.fetch(FetchRequest(entityName: "Car"))
+        let cars = try context.fetch(FetchRequest<ManagedObject>(entityName: "Car"))
         #expect(cars.count == 125)
         let byEntity = Dictionary(grouping: cars, by: { $0.entity.name }).mapValues(\.count)
         #expect(byEntity == ["Car": 115, "SportCar": 5, "ExpensiveSportCar": 5])
-        let sportOnly = FetchRequest(entityName: "SportCar")
+        let sportOnly = FetchRequest<ManagedObject>(entityName: "SportCar")
         sportOnly.includesSubentities = false
         #expect(try context.count(for: sportOnly) == 5)
-        #expect(try context.count(for: FetchRequest(entityName: "SportCar")) == 10)
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "SportCar")) == 10)
 
         let expectedOwners = try rawRows(url, "SELECT c.Z_PK, c.ZNUMBERPLATE, c.ZMAKER, ifnull(c.ZOWNER, '') FROM ZCAR c ORDER BY c.Z_PK")
         let carsByKey = Dictionary(uniqueKeysWithValues: cars.map { ($0.objectID.primaryKey ?? 0, $0) })
@@ -97,7 +97,7 @@ import CSQLite
     @Test func aSaveIntoACopyKeepsItConsistent() throws {
         let folder = try TemporaryFolder()
         let (context, url) = try openCopy(folder)
-        let person = try #require(try context.fetch(FetchRequest(entityName: "Person")).first)
+        let person = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Person")).first)
         let car = try context.insertNewObject(forEntityName: "SportCar")
         car.setValue("LIME-1", forKey: "numberPlate")
         car.setValue("Limelight", forKey: "maker")
@@ -145,7 +145,7 @@ import CSQLite
             try second.addPersistentStore(type: .sqlite, at: truncated, options: [StoreOption.readOnly: true])
             let context = ManagedObjectContext(concurrencyType: .privateQueue)
             context.persistentStoreCoordinator = second
-            _ = try context.fetch(FetchRequest(entityName: "Car"))
+            _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Car"))
         }
         #expect(try Data(contentsOf: truncated) == original.prefix(5000))
     }

@@ -33,7 +33,7 @@ import Testing
             """)
         do {
             let context = try PhotoModel.stack(at: url, model: Self.model())
-            let shelf = try #require(try context.fetch(FetchRequest(entityName: "Shelf")).first)
+            let shelf = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Shelf")).first)
             for title in ["Salt", "Fat"] {
                 let book = try context.insertNewObject(forEntityName: "Book")
                 book.setValue(title, forKey: "title")
@@ -43,7 +43,7 @@ import Testing
         }
         #expect(try sqliteQuery(url, "SELECT ZBOOKCOUNT FROM ZSHELF") == ["2"])
         let context = try PhotoModel.stack(at: url, model: Self.model())
-        let shelf = try #require(try context.fetch(FetchRequest(entityName: "Shelf")).first)
+        let shelf = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Shelf")).first)
         #expect(shelf.value(forKey: "bookCount") as? Int64 == 2)
     }
 }

@@ -69,11 +69,11 @@ struct DerivedAttributeTests {
 
         // What was saved is in the store, for any reader.
         let reader = try TestStack.context(model: try self.model(), at: url)
-        let stored = try #require(try reader.fetch(FetchRequest(entityName: "Order")).first)
+        let stored = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Order")).first)
         #expect(stored.value(forKey: "total") as? Double == 10)
         #expect(stored.value(forKey: "itemCount") as? Int64 == 1)
         #expect(stored.value(forKey: "customerKey") as? String == "zoe smith-jones")
-        let request = FetchRequest(entityName: "Order")
+        let request = FetchRequest<ManagedObject>(entityName: "Order")
         request.predicate = try QueryPredicate(format: "customerKey BEGINSWITH %@", "zoe")
         #expect(try reader.count(for: request) == 1)
     }

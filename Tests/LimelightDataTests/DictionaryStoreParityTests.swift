@@ -8,8 +8,8 @@ import PredicateFixtures
 @Suite struct DictionaryStoreParityTests {
     /// A dictionary request on Book with the given clauses.
     static func request(where predicate: String? = nil, sort: [QuerySortDescriptor] = [], _ properties: [Any],
-                        group: [Any] = [], having: String? = nil, distinct: Bool = false, limit: Int = 0, offset: Int = 0) throws -> FetchRequest {
-        let request = FetchRequest(entityName: "Book", predicate: try predicate.map { try QueryPredicate(format: $0) }, sortDescriptors: sort)
+                        group: [Any] = [], having: String? = nil, distinct: Bool = false, limit: Int = 0, offset: Int = 0) throws -> FetchRequest<ManagedObject> {
+        let request = FetchRequest<ManagedObject>(entityName: "Book", predicate: try predicate.map { try QueryPredicate(format: $0) }, sortDescriptors: sort)
         request.propertiesToFetch = properties
         request.propertiesToGroupBy = group
         request.havingPredicate = try having.map { try QueryPredicate(format: $0) }
@@ -21,7 +21,7 @@ import PredicateFixtures
 
     /// Requests covering columns, key paths, to-one IDs, expressions, grouping, HAVING, DISTINCT,
     /// order and paging.
-    static func requests() throws -> [(String, FetchRequest)] {
+    static func requests() throws -> [(String, FetchRequest<ManagedObject>)] {
         let byTitle = [QuerySortDescriptor(key: "title")]
         return [
             ("columns", try request(sort: byTitle, ["title", "replacementCost", "published", "pages"])),
@@ -57,7 +57,7 @@ import PredicateFixtures
     /// A row with object IDs replaced by the title or name of their object, so the two stores'
     /// IDs compare.
     /// The request's normalized rows from an SQLite store and an in-memory store filled alike.
-    static func answers(_ request: FetchRequest, fill: (ManagedObjectContext) throws -> Void) throws
+    static func answers(_ request: FetchRequest<ManagedObject>, fill: (ManagedObjectContext) throws -> Void) throws
         -> (sql: [[String: String]], memory: [[String: String]]) {
         let folder = try TemporaryFolder()
         let sqlite = try LibraryModel.stack(at: folder.file("library.sqlite"))
@@ -80,7 +80,7 @@ import PredicateFixtures
     }
 
     @Test(arguments: try requests())
-    func sameAnswersInMemoryAndInSQLite(_ name: String, _ request: FetchRequest) throws {
+    func sameAnswersInMemoryAndInSQLite(_ name: String, _ request: FetchRequest<ManagedObject>) throws {
         let (fromSQL, fromMemory) = try Self.answers(request) { _ = try LibraryModel.fill($0) }
         #expect(!fromSQL.isEmpty, "\(name)")
         #expect(fromSQL == fromMemory, "\(name)")
@@ -115,9 +115,9 @@ import PredicateFixtures
         try context.save()
     }
 
-    static func requests() throws -> [(String, FetchRequest)] {
+    static func requests() throws -> [(String, FetchRequest<ManagedObject>)] {
         func make(_ properties: [Any], where predicate: String? = nil, sort: [String] = [], group: [Any] = [], having: String? = nil,
-                  distinct: Bool = false, limit: Int = 0, offset: Int = 0) throws -> FetchRequest {
+                  distinct: Bool = false, limit: Int = 0, offset: Int = 0) throws -> FetchRequest<ManagedObject> {
             try DictionaryStoreParityTests.request(where: predicate, sort: sort.map { QuerySortDescriptor(key: $0) }, properties,
                                                    group: group, having: having, distinct: distinct, limit: limit, offset: offset)
         }
@@ -139,7 +139,7 @@ import PredicateFixtures
     }
 
     @Test(arguments: try requests())
-    func sameAnswersInMemoryAndInSQLite(_ name: String, _ request: FetchRequest) throws {
+    func sameAnswersInMemoryAndInSQLite(_ name: String, _ request: FetchRequest<ManagedObject>) throws {
         var (fromSQL, fromMemory) = try DictionaryStoreParityTests.answers(request) { try Self.fill($0) }
         if request.sortDescriptors.isEmpty {
             // Without a sort the order of groups is the store's own; compare the rows as a whole.

@@ -13,7 +13,7 @@ struct EntityPredicateTests {
     }
 
     func names(_ format: String, _ arguments: [Any], in context: ManagedObjectContext) throws -> [String] {
-        try context.fetch(FetchRequest(entityName: "Person", predicate: QueryPredicate(format: format, argumentArray: arguments),
+        try context.fetch(FetchRequest<ManagedObject>(entityName: "Person", predicate: QueryPredicate(format: format, argumentArray: arguments),
                                        sortDescriptors: [QuerySortDescriptor(key: "name")]))
             .compactMap { $0.value(forKey: "name") as? String }
     }
@@ -44,6 +44,6 @@ struct EntityPredicateTests {
         let context = try TestStack.context(model: ManagedObjectModel(entities: [item]), at: nil)
         try context.insertNewObject(forEntityName: "Item").setValue("Person", forKey: "entity")
         try context.save()
-        #expect(try context.count(for: FetchRequest(entityName: "Item", predicate: QueryPredicate(format: "entity == 'Person'"))) == 1)
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Item", predicate: QueryPredicate(format: "entity == 'Person'"))) == 1)
     }
 }

@@ -47,7 +47,7 @@ import Testing
     }
 
     static func photo(in context: ManagedObjectContext) throws -> ManagedObject {
-        let request = FetchRequest(entityName: "Photo")
+        let request = FetchRequest<ManagedObject>(entityName: "Photo")
         return try #require(try context.fetch(request).first)
     }
 
@@ -68,7 +68,7 @@ import Testing
         let photo = try Self.photo(in: context)
         #expect(photo.value(forKey: "image") as? Data == image)
         #expect(photo.value(forKey: "thumbnail") as? Data == thumbnail)
-        let request = FetchRequest(entityName: "Photo")
+        let request = FetchRequest<ManagedObject>(entityName: "Photo")
         request.propertiesToFetch = ["image"]
         #expect(try Self.context(url).fetchDictionaries(request).first?["image"] as? Data == image)
     }

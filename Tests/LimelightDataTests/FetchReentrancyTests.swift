@@ -11,8 +11,8 @@ final class EchoingObject: ManagedObject {
     }
 
     /// The request the test fetches by, so both fetches run the same SQL statement.
-    static var request: FetchRequest {
-        FetchRequest(entityName: "Echo", sortDescriptors: [QuerySortDescriptor(key: "number")])
+    static var request: FetchRequest<ManagedObject> {
+        FetchRequest<ManagedObject>(entityName: "Echo", sortDescriptors: [QuerySortDescriptor(key: "number")])
     }
 }
 

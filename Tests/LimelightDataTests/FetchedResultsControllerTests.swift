@@ -8,15 +8,15 @@ import Testing
     /// Every delegate call, as text.
     final class Recorder: FetchedResultsControllerDelegate {
         var calls: [String] = []
-        func controllerWillChangeContent(_ controller: FetchedResultsController) { calls.append("will") }
-        func controllerDidChangeContent(_ controller: FetchedResultsController) { calls.append("did") }
-        func controller(_ controller: FetchedResultsController, didChange section: FetchedResultsSection,
+        func controllerWillChangeContent<ResultType>(_ controller: FetchedResultsController<ResultType>) { calls.append("will") }
+        func controllerDidChangeContent<ResultType>(_ controller: FetchedResultsController<ResultType>) { calls.append("did") }
+        func controller<ResultType>(_ controller: FetchedResultsController<ResultType>, didChange section: FetchedResultsSection,
                         atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType) {
             calls.append("section \(Self.word(type)) \(section.name) \(sectionIndex)")
         }
-        func controller(_ controller: FetchedResultsController, didChange object: ManagedObject, at indexPath: IndexPath?,
+        func controller<ResultType>(_ controller: FetchedResultsController<ResultType>, didChange anObject: Any, at indexPath: IndexPath?,
                         for type: FetchedResultsChangeType, newIndexPath: IndexPath?) {
-            let name = object.value(forKey: "firstName") as? String ?? "?"
+            let name = (anObject as? ManagedObject)?.value(forKey: "firstName") as? String ?? "?"
             let paths = [indexPath, newIndexPath].map { $0.map { "\($0.section).\($0.item)" } ?? "-" }.joined(separator: "→")
             calls.append("\(Self.word(type)) \(name) \(paths)")
         }
@@ -43,13 +43,13 @@ import Testing
         return people
     }
 
-    static func controller(_ context: ManagedObjectContext, predicate: String? = nil) throws -> FetchedResultsController {
-        let request = FetchRequest(entityName: "Person", predicate: try predicate.map { try QueryPredicate(format: $0) },
+    static func controller(_ context: ManagedObjectContext, predicate: String? = nil) throws -> FetchedResultsController<ManagedObject> {
+        let request = FetchRequest<ManagedObject>(entityName: "Person", predicate: try predicate.map { try QueryPredicate(format: $0) },
                                    sortDescriptors: [QuerySortDescriptor(key: "lastName"), QuerySortDescriptor(key: "firstName")])
         return FetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "lastName")
     }
 
-    static func layout(_ controller: FetchedResultsController) -> [String] {
+    static func layout(_ controller: FetchedResultsController<ManagedObject>) -> [String] {
         (controller.sections ?? []).map { section in
             section.name + ": " + section.objects.compactMap { $0.value(forKey: "firstName") as? String }.joined(separator: ", ")
         }
@@ -69,7 +69,7 @@ import Testing
             let byron = try #require(people["Byron"])
             #expect(controller.indexPath(forObject: byron) == IndexPath(item: 1, section: 1))
             #expect(controller.object(at: IndexPath(item: 1, section: 1)) === byron)
-            #expect(controller.object(at: IndexPath(item: 2, section: 1)) == nil)
+            #expect(controller.objectIfPresent(at: IndexPath(item: 2, section: 1)) == nil)
         }
     }
 

@@ -35,9 +35,9 @@ final class CatalogStore: IncrementalStore, @unchecked Sendable {
     }
 
     override func execute(_ request: any PersistentStoreRequest, with context: ManagedObjectContext?) throws -> Any {
-        if let fetch = request as? FetchRequest {
-            calls.append("fetch \(fetch.entityName)")
-            guard let entity = persistentStoreCoordinator?.managedObjectModel.entity(named: fetch.entityName) else { return [ManagedObjectID]() }
+        if let fetch = request as? FetchRequest<FetchRequestResult> {
+            calls.append("fetch \(fetch.entityName ?? "?")")
+            guard let entity = persistentStoreCoordinator?.managedObjectModel.entity(named: fetch.entityName ?? "") else { return [ManagedObjectID]() }
             var matches: [(id: ManagedObjectID, record: [String: Any])] = []
             for (reference, record) in try records where record["entity"] as? String == entity.name {
                 if let predicate = fetch.predicate, try !predicate.evaluate(with: record) { continue }
@@ -158,13 +158,13 @@ struct IncrementalStoreTests {
 
         let (reader, readerStore) = try Self.open(url)
         #expect(readerStore.identifier == store.identifier)
-        let request = FetchRequest(entityName: "Product", predicate: try QueryPredicate(format: "price > 5"),
+        let request = FetchRequest<ManagedObject>(entityName: "Product", predicate: try QueryPredicate(format: "price > 5"),
                                    sortDescriptors: [QuerySortDescriptor(key: "name", ascending: false)])
         let expensive = try reader.fetch(request)
         #expect(expensive.map { $0.value(forKey: "name") as? String } == ["vanilla", "saffron"])
         #expect(readerStore.calls.first == "fetch Product")
         #expect(readerStore.calls.filter { $0.hasPrefix("values") }.count == 2)
-        #expect(try reader.count(for: FetchRequest(entityName: "Product")) == 3)
+        #expect(try reader.count(for: FetchRequest<ManagedObject>(entityName: "Product")) == 3)
 
         let readShelf = try #require(expensive.first?.value(forKey: "shelf") as? ManagedObject)
         #expect(readShelf.value(forKey: "label") as? String == "spices")
@@ -178,7 +178,7 @@ struct IncrementalStoreTests {
         try reader.save()
         #expect(readerStore.calls.last == "save +0 ~2 -1", "\(readerStore.calls)")
         let (after, _) = try Self.open(url)
-        let prices = try after.fetch(FetchRequest(entityName: "Product", sortDescriptors: [QuerySortDescriptor(key: "name")]))
+        let prices = try after.fetch(FetchRequest<ManagedObject>(entityName: "Product", sortDescriptors: [QuerySortDescriptor(key: "name")]))
             .map { "\($0.value(forKey: "name") ?? "")=\($0.value(forKey: "price") ?? "")" }
         #expect(prices == ["cumin=3.5", "vanilla=9.0"])
     }
@@ -193,7 +193,7 @@ struct IncrementalStoreTests {
         #expect(product.isInserted && context.hasChanges)
         store.refusesSaves = false
         try context.save()
-        #expect(try context.count(for: FetchRequest(entityName: "Product")) == 1)
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Product")) == 1)
     }
 }
 
@@ -237,13 +237,13 @@ struct IncrementalStoreFailureTests {
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = coordinator
         do {
-            _ = try context.fetch(FetchRequest(entityName: "Product"))
+            _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Product"))
             Issue.record("a fetch answered with a string went through")
         } catch {
             #expect("\(error)".contains("execute(_:with:) answered a fetch of Product with String, not [ManagedObjectID]"), "\(error)")
         }
         do {
-            _ = try context.fetchDictionaries(FetchRequest(entityName: "Product"))
+            _ = try context.fetchDictionaries(FetchRequest<ManagedObject>(entityName: "Product"))
             Issue.record("a dictionary fetch answered with a string went through")
         } catch {
             #expect("\(error)".contains("answered a dictionary fetch of Product with no [[String: Any]]"), "\(error)")

@@ -23,7 +23,7 @@ import Testing
 
     static func note(_ url: URL) throws -> (ManagedObjectContext, ManagedObject) {
         let context = try PhotoModel.stack(at: url, model: model())
-        return (context, try #require(try context.fetch(FetchRequest(entityName: "Note")).first))
+        return (context, try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Note")).first))
     }
 
     @Test func valuesRoundTripAsKeyedArchives() throws {

@@ -39,10 +39,10 @@ import Testing
         library.setValue(Set(members.prefix(3)), forKey: "members")
         try context.save()
         let reopened = try LibraryGraph.context(url)
-        let alpha = try #require(try reopened.fetch(FetchRequest(entityName: "Library")).first)
+        let alpha = try #require(try reopened.fetch(FetchRequest<ManagedObject>(entityName: "Library")).first)
         let names = (alpha.value(forKey: "members") as? Set<ManagedObject>)?.compactMap { $0.value(forKey: "name") as? String }
         #expect(names.map(Set.init) == ["M0", "M1", "M2"])
-        let m7 = try #require(try reopened.fetch(FetchRequest(entityName: "Member", predicate: try QueryPredicate(format: "name == 'M7'"))).first)
+        let m7 = try #require(try reopened.fetch(FetchRequest<ManagedObject>(entityName: "Member", predicate: try QueryPredicate(format: "name == 'M7'"))).first)
         #expect((m7.value(forKey: "libraries") as? Set<ManagedObject>)?.isEmpty == true)
     }
 
@@ -74,7 +74,7 @@ import Testing
         try context.save()
 
         let reopened = try LibraryGraph.context(url)
-        let alpha = try #require(try reopened.fetch(FetchRequest(entityName: "Library")).first)
+        let alpha = try #require(try reopened.fetch(FetchRequest<ManagedObject>(entityName: "Library")).first)
         #expect((alpha.value(forKey: "members") as? Set<ManagedObject>)?.count == 100)
     }
 

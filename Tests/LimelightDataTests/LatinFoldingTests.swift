@@ -85,10 +85,10 @@ import Testing
         let formats = ["name CONTAINS[cd] 'e'", "name CONTAINS[cd] 'É'", "name ==[c] 'crème brûlée'", "name BEGINSWITH[d] 'Ecl'",
                        "name CONTAINS[c] 'SS'", "name CONTAINS[cd] 'ß'", "name ==[cd] 'istanbul'", "name CONTAINS[c] 'σ'",
                        "name BEGINSWITH[cd] 'ǅ'", "name ENDSWITH[cd] 'RO'", "name LIKE[cd] '*UVRE'"]
-        let all = try context.fetch(FetchRequest(entityName: "Item"))
+        let all = try context.fetch(FetchRequest<ManagedObject>(entityName: "Item"))
         for format in formats {
             let predicate = try QueryPredicate(format: format)
-            let inSQL = try context.fetch(FetchRequest(entityName: "Item", predicate: predicate)).compactMap { $0.value(forKey: "name") as? String }
+            let inSQL = try context.fetch(FetchRequest<ManagedObject>(entityName: "Item", predicate: predicate)).compactMap { $0.value(forKey: "name") as? String }
             let inMemory = try all.filter { try predicate.evaluate(with: $0) }.compactMap { $0.value(forKey: "name") as? String }
             #expect(inSQL.sorted() == inMemory.sorted(), "\(format)")
         }

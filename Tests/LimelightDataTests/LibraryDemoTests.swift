@@ -19,7 +19,7 @@ import Testing
     func id(_ name: String) throws -> ManagedObjectID { try #require(objects[name]).objectID }
 
     @Test func totalReplacementCostIsASumComputedInSQL() throws {
-        let request = FetchRequest(entityName: "Book")
+        let request = FetchRequest<ManagedObject>(entityName: "Book")
         request.resultType = .dictionary
         request.propertiesToFetch = [try ExpressionDescription(name: "total", format: "sum:(replacementCost)", resultType: .double)]
         let (rows, statements) = try log.during { try context.fetchDictionaries(request) }
@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func aggregatesComeBackInTheAttributesTypes() throws {
-        let request = FetchRequest(entityName: "Book")
+        let request = FetchRequest<ManagedObject>(entityName: "Book")
         request.propertiesToFetch = try [
             ExpressionDescription(name: "first", format: "min:(published)"),
             ExpressionDescription(name: "most", format: "max:(replacementCost)"),
@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func medianModeAndStandardDeviationAreSQLAggregatesToo() throws {
-        let request = FetchRequest(entityName: "Book")
+        let request = FetchRequest<ManagedObject>(entityName: "Book")
         request.propertiesToFetch = try [
             ExpressionDescription(name: "median", format: "median:(pages)"),
             ExpressionDescription(name: "mode", format: "mode:(pages)"),
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func titlesWithTheObjectIDOfTheFriendTheyAreLoanedTo() throws {
-        let request = FetchRequest(entityName: "Book", sortDescriptors: [QuerySortDescriptor(key: "title")])
+        let request = FetchRequest<ManagedObject>(entityName: "Book", sortDescriptors: [QuerySortDescriptor(key: "title")])
         request.propertiesToFetch = ["title", "loanedTo"]
         let rows = try context.fetchDictionaries(request)
         let expected = LibraryModel.books.sorted { $0.title < $1.title }
@@ -81,7 +81,7 @@ import Testing
 
     @Test func propertyDescriptionsAreColumnsToo() throws {
         let book = try #require(context.persistentStoreCoordinator?.managedObjectModel.entity(named: "Book"))
-        let request = FetchRequest(entityName: "Book", sortDescriptors: [QuerySortDescriptor(key: "title")])
+        let request = FetchRequest<ManagedObject>(entityName: "Book", sortDescriptors: [QuerySortDescriptor(key: "title")])
         request.propertiesToFetch = [try #require(book.property(named: "title")), try #require(book.property(named: "author"))]
         let rows = try context.fetchDictionaries(request)
         let expected = LibraryModel.books.sorted { $0.title < $1.title }
@@ -90,7 +90,7 @@ import Testing
     }
 
     @Test func sortingObjectsThroughAToOneHappensInSQL() throws {
-        let request = FetchRequest(entityName: "Book", sortDescriptors: [QuerySortDescriptor(key: "author.name", ascending: false),
+        let request = FetchRequest<ManagedObject>(entityName: "Book", sortDescriptors: [QuerySortDescriptor(key: "author.name", ascending: false),
                                                                          QuerySortDescriptor(key: "title")])
         request.fetchLimit = 3
         let (books, statements) = try log.during { try context.fetch(request) }
@@ -101,7 +101,7 @@ import Testing
     }
 
     @Test func evaluatedObjectGivesEachBooksOwnID() throws {
-        let request = FetchRequest(entityName: "Book")
+        let request = FetchRequest<ManagedObject>(entityName: "Book")
         request.propertiesToFetch = ["title", ExpressionDescription.objectID(named: "book")]
         let rows = try context.fetchDictionaries(request)
         #expect(rows.count == LibraryModel.books.count)
@@ -113,7 +113,7 @@ import Testing
     }
 
     @Test func groupByLoanedToCountsLoansHavingMoreThanOne() throws {
-        let request = FetchRequest(entityName: "Book", predicate: try QueryPredicate(format: "loanedTo != nil"))
+        let request = FetchRequest<ManagedObject>(entityName: "Book", predicate: try QueryPredicate(format: "loanedTo != nil"))
         request.propertiesToFetch = ["loanedTo", try ExpressionDescription(name: "count", format: "count:(title)")]
         request.propertiesToGroupBy = ["loanedTo"]
         request.havingPredicate = try QueryPredicate(format: "$count > 1")
@@ -129,7 +129,7 @@ import Testing
     }
 
     @Test func groupingEveryBookByLoanIncludesTheUnloanedGroup() throws {
-        let request = FetchRequest(entityName: "Book", sortDescriptors: [QuerySortDescriptor(key: "total", ascending: false)])
+        let request = FetchRequest<ManagedObject>(entityName: "Book", sortDescriptors: [QuerySortDescriptor(key: "total", ascending: false)])
         request.propertiesToFetch = ["loanedTo", try ExpressionDescription(name: "total", format: "sum:(replacementCost)")]
         request.propertiesToGroupBy = ["loanedTo"]
         let rows = try context.fetchDictionaries(request)
@@ -141,7 +141,7 @@ import Testing
     }
 
     @Test func keyPathsThroughToOnesAreJoined() throws {
-        let request = FetchRequest(entityName: "Book", sortDescriptors: [QuerySortDescriptor(key: "title")])
+        let request = FetchRequest<ManagedObject>(entityName: "Book", sortDescriptors: [QuerySortDescriptor(key: "title")])
         request.propertiesToFetch = ["title", "author.name", "loanedTo.name"]
         let (rows, statements) = try log.during { try context.fetchDictionaries(request) }
         let expected = LibraryModel.books.sorted { $0.title < $1.title }
@@ -151,7 +151,7 @@ import Testing
     }
 
     @Test func distinctResultsAreSelectedDistinct() throws {
-        let request = FetchRequest(entityName: "Book", sortDescriptors: [QuerySortDescriptor(key: "author.name")])
+        let request = FetchRequest<ManagedObject>(entityName: "Book", sortDescriptors: [QuerySortDescriptor(key: "author.name")])
         request.propertiesToFetch = ["author.name"]
         request.returnsDistinctResults = true
         let (rows, statements) = try log.during { try context.fetchDictionaries(request) }
@@ -160,7 +160,7 @@ import Testing
     }
 
     @Test func limitOffsetAndPredicateApplyToDictionaries() throws {
-        let request = FetchRequest(entityName: "Book", predicate: try QueryPredicate(format: "pages > %d", 300),
+        let request = FetchRequest<ManagedObject>(entityName: "Book", predicate: try QueryPredicate(format: "pages > %d", 300),
                                    sortDescriptors: [QuerySortDescriptor(key: "pages")])
         request.propertiesToFetch = ["pages"]
         request.fetchOffset = 1
@@ -171,33 +171,33 @@ import Testing
     }
 
     @Test func misuseNamesTheKeyAndTheEntity() throws {
-        let grouped = FetchRequest(entityName: "Book")
+        let grouped = FetchRequest<ManagedObject>(entityName: "Book")
         grouped.propertiesToFetch = ["loanedTo", "title", try ExpressionDescription(name: "n", format: "count:(title)")]
         grouped.propertiesToGroupBy = ["loanedTo"]
         let groupError = #expect(throws: PersistenceError.self) { try context.fetchDictionaries(grouped) }
         #expect("\(groupError.map { $0 } as Any)".contains("'title' of entity Book"))
 
-        let hidden = FetchRequest(entityName: "Book")
+        let hidden = FetchRequest<ManagedObject>(entityName: "Book")
         hidden.propertiesToFetch = [try ExpressionDescription(name: "n", format: "count:(title)")]
         hidden.propertiesToGroupBy = ["loanedTo"]
         let hiddenError = #expect(throws: PersistenceError.self) { try context.fetchDictionaries(hidden) }
         #expect("\(hiddenError.map { $0 } as Any)".contains("'loanedTo' of entity Book is in propertiesToGroupBy but not in propertiesToFetch"))
 
-        let unknown = FetchRequest(entityName: "Book")
+        let unknown = FetchRequest<ManagedObject>(entityName: "Book")
         unknown.propertiesToFetch = ["loanedTo.nickname"]
         let unknownError = #expect(throws: PersistenceError.self) { try context.fetchDictionaries(unknown) }
         #expect("\(unknownError.map { $0 } as Any)".contains("entity Friend has no property 'nickname'"))
 
-        let toMany = FetchRequest(entityName: "Friend")
+        let toMany = FetchRequest<ManagedObject>(entityName: "Friend")
         toMany.propertiesToFetch = ["books"]
         #expect(throws: PersistenceError.self) { try context.fetchDictionaries(toMany) }
 
-        let havingAlone = FetchRequest(entityName: "Book")
+        let havingAlone = FetchRequest<ManagedObject>(entityName: "Book")
         havingAlone.propertiesToFetch = ["title"]
         havingAlone.havingPredicate = try QueryPredicate(format: "title != nil")
         #expect(throws: PersistenceError.self) { try context.fetchDictionaries(havingAlone) }
 
-        let mixed = FetchRequest(entityName: "Book")
+        let mixed = FetchRequest<ManagedObject>(entityName: "Book")
         mixed.propertiesToFetch = ["title", try ExpressionDescription(name: "n", format: "count:(title)")]
         let mixedError = #expect(throws: PersistenceError.self) { try context.fetchDictionaries(mixed) }
         #expect("\(mixedError.map { $0 } as Any)".contains("neither in propertiesToGroupBy nor an aggregate"))
@@ -206,7 +206,7 @@ import Testing
     @Test func objectIDResultsReadOnlyKeys() throws {
         let fresh = try LibraryModel.stack(at: folder.file("library.sqlite"))
         let freshLog = try StatementLog(fresh)
-        let request = FetchRequest(entityName: "Book", sortDescriptors: [QuerySortDescriptor(key: "title")])
+        let request = FetchRequest<ManagedObject>(entityName: "Book", sortDescriptors: [QuerySortDescriptor(key: "title")])
         request.resultType = .managedObjectID
         guard case .objectIDs(let ids) = try fresh.execute(request) else { Issue.record("not object IDs"); return }
         // Another coordinator's IDs: the same rows, compared by primary key.
@@ -217,7 +217,7 @@ import Testing
 
     @Test func withoutPropertyValuesObjectsAreFaults() throws {
         let fresh = try LibraryModel.stack(at: folder.file("library.sqlite"))
-        let request = FetchRequest(entityName: "Book", predicate: try QueryPredicate(format: "loanedTo.name == 'Alice'"))
+        let request = FetchRequest<ManagedObject>(entityName: "Book", predicate: try QueryPredicate(format: "loanedTo.name == 'Alice'"))
         request.includesPropertyValues = false
         let freshLog = try StatementLog(fresh)
         let books = try fresh.fetch(request)
@@ -229,14 +229,14 @@ import Testing
     }
 
     @Test func fetchRefusesARequestForOtherResults() throws {
-        let request = FetchRequest(entityName: "Book")
+        let request = FetchRequest<ManagedObject>(entityName: "Book")
         request.resultType = .dictionary
         let error = #expect(throws: PersistenceError.self) { try context.fetch(request) }
         #expect("\(error.map { $0 } as Any)".contains("fetchDictionaries"))
     }
 
     @Test func countResultType() throws {
-        let request = FetchRequest(entityName: "Book", predicate: try QueryPredicate(format: "replacementCost > 30"))
+        let request = FetchRequest<ManagedObject>(entityName: "Book", predicate: try QueryPredicate(format: "replacementCost > 30"))
         request.resultType = .count
         guard case .count(let count) = try context.execute(request) else { Issue.record("not a count"); return }
         #expect(count == LibraryModel.books.filter { $0.cost > 30 }.count)

@@ -36,7 +36,7 @@ final class Reading: ManagedObject {
         try writer.save()
 
         let reader = try TestStack.context(model: Self.model(), at: url)
-        let reading = try #require(try reader.fetch(FetchRequest(entityName: "Reading"), as: Reading.self).first)
+        let reading = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Reading"), as: Reading.self).first)
         #expect(reading.value(forKey: "taken") == nil)
         #expect(reading.taken == Date(timeIntervalSinceReferenceDate: 0))
         #expect(reading.sensor == UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
@@ -51,7 +51,7 @@ final class Reading: ManagedObject {
         reading.source = URL(string: "https://example.org/feed")!
         try reader.save()
         let again = try TestStack.context(model: Self.model(), at: url)
-        let saved = try #require(try again.fetch(FetchRequest(entityName: "Reading"), as: Reading.self).first)
+        let saved = try #require(try again.fetch(FetchRequest<ManagedObject>(entityName: "Reading"), as: Reading.self).first)
         #expect(saved.taken == taken)
         #expect(saved.source.absoluteString == "https://example.org/feed")
     }

@@ -164,7 +164,7 @@ import Testing
             }
             // Opening finishes what the killed writer left in the journal.
             let context = try open(url, model: stressModel())
-            let rows = try context.fetch(FetchRequest(entityName: "Note"))
+            let rows = try context.fetch(FetchRequest<ManagedObject>(entityName: "Note"))
             let files = try markers(context)
             sawRows = sawRows || !rows.isEmpty
             let noteFolder = try #require(context.persistentStoreCoordinator?.persistentStores.first.flatMap { store in

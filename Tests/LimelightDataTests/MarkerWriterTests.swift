@@ -19,7 +19,7 @@ import Testing
     /// Expects the markers to be exactly the notes in the store, each with its current title.
     func expectExactMarkers(_ context: ManagedObjectContext, _ comment: Comment? = nil) throws {
         context.reset()
-        let rows = try context.fetch(FetchRequest(entityName: "Note"))
+        let rows = try context.fetch(FetchRequest<ManagedObject>(entityName: "Note"))
         let files = try helpers.markers(context)
         #expect(Set(files.keys) == Set(rows.compactMap(\.objectID.primaryKey)), comment)
         for row in rows {
@@ -61,7 +61,7 @@ import Testing
         try context.save()
         try helpers.flush(context)
         #expect(try journalCount(url) == 0)
-        let notes = try context.fetch(FetchRequest(entityName: "Note"))
+        let notes = try context.fetch(FetchRequest<ManagedObject>(entityName: "Note"))
         notes[0].setValue("changed", forKey: "title")
         context.delete(notes[1])
         try context.save()
@@ -87,7 +87,7 @@ import Testing
 
         // The entity folder is gone: removing a marker that was in it is already done.
         try FileManager.default.removeItem(at: notes)
-        let doomed = try context.fetch(FetchRequest(entityName: "Note"))[0]
+        let doomed = try context.fetch(FetchRequest<ManagedObject>(entityName: "Note"))[0]
         context.delete(doomed)
         try context.save()
         try helpers.flush(context)
@@ -139,7 +139,7 @@ import Testing
         for round in 0..<20 {
             for (index, context) in [first, second].enumerated() {
                 context.reset()
-                let notes = try context.fetch(FetchRequest(entityName: "Note"))
+                let notes = try context.fetch(FetchRequest<ManagedObject>(entityName: "Note"))
                 for note in notes.shuffled().prefix(15) { note.setValue("round \(round) by \(index)", forKey: "title") }
                 for note in notes.shuffled().prefix(3) { context.delete(note) }
                 try context.insertNewObject(forEntityName: "Note").setValue("new \(round) by \(index)", forKey: "title")
@@ -172,7 +172,7 @@ import Testing
         }
         #expect(try journalCount(url) == 0)
         let context = try helpers.open(url, model: helpers.stressModel())
-        #expect(try context.count(for: FetchRequest(entityName: "Note")) > 0)
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Note")) > 0)
         try expectExactMarkers(context)
     }
 

@@ -45,7 +45,7 @@ import Testing
     /// Checks every car and person against the rows read before the migration.
     func expectSameObjects(_ context: ManagedObjectContext, cars: [[String]], people: [[String]], hasMaker: Bool) throws {
         let entityNames = ["1": "Car", "2": "SportCar", "3": "LuxuryCar"]
-        let fetchedCars = try context.fetch(FetchRequest(entityName: "Car"))
+        let fetchedCars = try context.fetch(FetchRequest<ManagedObject>(entityName: "Car"))
         #expect(fetchedCars.count == cars.count)
         let byKey = Dictionary(uniqueKeysWithValues: fetchedCars.map { ($0.objectID.primaryKey ?? 0, $0) })
         for row in cars {
@@ -63,7 +63,7 @@ import Testing
             }
             if car.entity.name == "LuxuryCar" { #expect(car.value(forKey: "isLimitedEdition") as? Bool == (row[7] == "1")) }
         }
-        let fetchedPeople = try context.fetch(FetchRequest(entityName: "Person"))
+        let fetchedPeople = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
         #expect(fetchedPeople.count == people.count)
         for row in people {
             let person = try #require(fetchedPeople.first { $0.objectID.primaryKey == Int64(row[0]) })
@@ -94,7 +94,7 @@ import Testing
 
         let car = try context.insertNewObject(forEntityName: "LuxuryCar")
         car.setValue("LIME-2", forKey: "numberPlate")
-        car.setValue(try context.fetch(FetchRequest(entityName: "Person")).first, forKey: "owner")
+        car.setValue(try context.fetch(FetchRequest<ManagedObject>(entityName: "Person")).first, forKey: "owner")
         try context.save()
         #expect(car.objectID.primaryKey == 126)
         #expect(car.value(forKey: "isLimitedEdition") as? Bool == false)
@@ -102,7 +102,7 @@ import Testing
         let model = try #require(try versions()["SampleModel2"])
         #expect(try !MigrationManager.storeNeedsMigration(at: url, for: model))
         let reopened = try open(url, version: "SampleModel2", migrating: false)
-        #expect(try reopened.count(for: FetchRequest(entityName: "LuxuryCar")) == 6)
+        #expect(try reopened.count(for: FetchRequest<ManagedObject>(entityName: "LuxuryCar")) == 6)
     }
 
     @Test func version1MigratesToVersion3DirectlyAndThroughVersion2() throws {
@@ -124,7 +124,7 @@ import Testing
             #expect(try raw.rawRows(url, "SELECT name FROM sqlite_master WHERE name = 'Z_Maker_UNIQUE_name'").count == 1)
             #expect(try raw.rawRows(url, "SELECT count(*) FROM Z_1PREVIOUSOWNERS") == [["0"]])
             #expect(try raw.rawRows(url, "PRAGMA integrity_check") == [["ok"]])
-            for car in try context.fetch(FetchRequest(entityName: "Car")) {
+            for car in try context.fetch(FetchRequest<ManagedObject>(entityName: "Car")) {
                 #expect(car.value(forKey: "createdBy") == nil)
                 #expect((car.value(forKey: "previousOwners") as? Set<ManagedObject>)?.isEmpty == true)
             }
@@ -132,15 +132,15 @@ import Testing
             // The new entity, its to-many and the new many-to-many save and read back.
             let fiat = try context.insertNewObject(forEntityName: "Maker")
             fiat.setValue("FIAT", forKey: "name")
-            let pandas = try context.fetch(FetchRequest(entityName: "Car", predicate: try QueryPredicate(format: "model == 'Panda'")))
+            let pandas = try context.fetch(FetchRequest<ManagedObject>(entityName: "Car", predicate: try QueryPredicate(format: "model == 'Panda'")))
             for panda in pandas { panda.setValue(fiat, forKey: "createdBy") }
             let sold = try #require(pandas.first)
-            let formerOwners = try context.fetch(FetchRequest(entityName: "Person")).prefix(3)
+            let formerOwners = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person")).prefix(3)
             for person in formerOwners { sold.mutableSetValue(forKey: "previousOwners").insert(person) }
             try context.save()
 
             let reopened = try open(url, version: "SampleModel3", migrating: false)
-            let maker = try #require(try reopened.fetch(FetchRequest(entityName: "Maker")).first)
+            let maker = try #require(try reopened.fetch(FetchRequest<ManagedObject>(entityName: "Maker")).first)
             #expect((maker.value(forKey: "cars") as? Set<ManagedObject>)?.count == pandas.count)
             let id = try #require(reopened.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: sold.objectID.uriRepresentation()))
             let car = try reopened.existingObject(with: id)

@@ -25,7 +25,7 @@ import CSQLite
         let context = try TestStack.context(model: LibraryVersions.version2(), at: url,
                                             options: migratingOptions([LibraryVersions.version1()]))
         func object(_ entity: String, _ key: String) throws -> ManagedObject {
-            let objects = try context.fetch(FetchRequest(entityName: entity))
+            let objects = try context.fetch(FetchRequest<ManagedObject>(entityName: entity))
             return try #require(objects.first { $0.objectID.primaryKey == keys[key] })
         }
         // Renamed entity and attribute, removed attribute, widened type, added attributes.
@@ -48,7 +48,7 @@ import CSQLite
         let comic = try object("Comic", "comic")
         #expect(comic.value(forKey: "hero") as? String == "Cat")
         #expect(comic.value(forKey: "issue") == nil)
-        #expect(try context.count(for: FetchRequest(entityName: "Magazine")) == 2)
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Magazine")) == 2)
         #expect(try object("Magazine", "magazine").value(forKey: "issue") as? Int32 == 7)
 
         #expect(try raw.rawRows(url, "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT") == [
@@ -68,7 +68,7 @@ import CSQLite
         try context.save()
         #expect(try !MigrationManager.storeNeedsMigration(at: url, for: LibraryVersions.version2()))
         let reopened = try TestStack.context(model: LibraryVersions.version2(), at: url)
-        #expect(try reopened.count(for: FetchRequest(entityName: "Review")) == 1)
+        #expect(try reopened.count(for: FetchRequest<ManagedObject>(entityName: "Review")) == 1)
     }
 
     @Test func theMappingListsEachChange() throws {
@@ -136,9 +136,9 @@ import CSQLite
             #expect(try Data(contentsOf: url) == before)
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["library.sqlite"])
             let context = try TestStack.context(model: LibraryVersions.version1(), at: url)
-            let ann = try #require(try context.fetch(FetchRequest(entityName: "Author")).first { $0.objectID.primaryKey == keys["ann"] })
+            let ann = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Author")).first { $0.objectID.primaryKey == keys["ann"] })
             #expect(ann.value(forKey: "nickname") as? String == "A")
-            #expect(try context.count(for: FetchRequest(entityName: "Book")) == 3)
+            #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Book")) == 3)
         }
     }
 

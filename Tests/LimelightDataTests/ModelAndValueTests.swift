@@ -59,7 +59,7 @@ import Testing
             try context.save()
         }
         let context = try PhotoModel.stack(at: url, model: ManagedObjectModel(entities: [entity]))
-        let object = try #require(try context.fetch(FetchRequest(entityName: "All")).first)
+        let object = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "All")).first)
         #expect(object.value(forKey: "i16") as? Int16 == 7)
         #expect(object.value(forKey: "i32") as? Int32 == -8)
         #expect(object.value(forKey: "i64") as? Int64 == Int64.max)
@@ -89,6 +89,6 @@ import Testing
             #expect(error.failures.contains { $0.key == "rating" && $0.reason.contains("expected Integer 16") })
             #expect(error.failures.contains { $0.key == "colour" && $0.reason.contains("no property 'colour'") })
         }
-        #expect(try PhotoModel.stack(at: url).count(for: FetchRequest(entityName: "Photo")) == 0)
+        #expect(try PhotoModel.stack(at: url).count(for: FetchRequest<ManagedObject>(entityName: "Photo")) == 0)
     }
 }

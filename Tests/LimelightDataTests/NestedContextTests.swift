@@ -33,7 +33,7 @@ import Testing
     static func savedNames(_ folder: TemporaryFolder, entity: String = "Person", key: String = "firstName") throws -> [String] {
         let reader = try PhotoModel.stack(at: folder.file("photos.sqlite"))
         return try reader.performAndWait {
-            try reader.fetch(FetchRequest(entityName: entity)).compactMap { $0.value(forKey: key) as? String }.sorted()
+            try reader.fetch(FetchRequest<ManagedObject>(entityName: entity)).compactMap { $0.value(forKey: key) as? String }.sorted()
         }
     }
 
@@ -54,15 +54,15 @@ import Testing
         let child = Self.child(of: root)
         #expect(child.persistentStoreCoordinator === root.persistentStoreCoordinator)
         try child.performAndWait {
-            let sorted = FetchRequest(entityName: "Person", sortDescriptors: [QuerySortDescriptor(key: "firstName")])
+            let sorted = FetchRequest<ManagedObject>(entityName: "Person", sortDescriptors: [QuerySortDescriptor(key: "firstName")])
             #expect(Self.names(try child.fetch(sorted)) == ["Augusta", "Hedy"])
-            let onA = FetchRequest(entityName: "Person", predicate: try QueryPredicate(format: "firstName BEGINSWITH 'A'"))
+            let onA = FetchRequest<ManagedObject>(entityName: "Person", predicate: try QueryPredicate(format: "firstName BEGINSWITH 'A'"))
             #expect(Self.names(try child.fetch(onA)) == ["Augusta"])
             // Ada no longer matches by her old name, though the store still says so.
-            let byOldName = FetchRequest(entityName: "Person", predicate: try QueryPredicate(format: "firstName == 'Ada'"))
+            let byOldName = FetchRequest<ManagedObject>(entityName: "Person", predicate: try QueryPredicate(format: "firstName == 'Ada'"))
             #expect(try child.fetch(byOldName).isEmpty)
-            #expect(try child.count(for: FetchRequest(entityName: "Person")) == 2)
-            #expect(try child.fetchObjectIDs(FetchRequest(entityName: "Person")).count == 2)
+            #expect(try child.count(for: FetchRequest<ManagedObject>(entityName: "Person")) == 2)
+            #expect(try child.fetchObjectIDs(FetchRequest<ManagedObject>(entityName: "Person")).count == 2)
             sorted.fetchLimit = 1
             #expect(Self.names(try child.fetch(sorted)) == ["Augusta"])
             #expect(try child.existingObject(with: try #require(ids["Ada"])).value(forKey: "firstName") as? String == "Augusta")
@@ -99,7 +99,7 @@ import Testing
             #expect(root.hasChanges && heard == 1)
             let ada = try root.existingObject(with: try #require(ids["Ada"]))
             #expect(ada.value(forKey: "lastName") as? String == "Lovelace")
-            let photos = try root.fetch(FetchRequest(entityName: "Photo", sortDescriptors: [QuerySortDescriptor(key: "name")]))
+            let photos = try root.fetch(FetchRequest<ManagedObject>(entityName: "Photo", sortDescriptors: [QuerySortDescriptor(key: "name")]))
             #expect(photos.compactMap { $0.value(forKey: "name") as? String } == ["Engine", "Sunset"])
             #expect((photos[1].value(forKey: "photographer") as? ManagedObject) === ada)
             #expect((ada.value(forKey: "photos") as? Set<ManagedObject>)?.count == 2)
@@ -110,7 +110,7 @@ import Testing
         #expect(try Self.savedNames(folder, entity: "Photo", key: "name") == ["Engine", "Sunset"])
         // The child's new object takes its permanent ID when the child next reads from its parent.
         try child.performAndWait {
-            let photos = try child.fetch(FetchRequest(entityName: "Photo", predicate: try QueryPredicate(format: "name == 'Sunset'")))
+            let photos = try child.fetch(FetchRequest<ManagedObject>(entityName: "Photo", predicate: try QueryPredicate(format: "name == 'Sunset'")))
             #expect(photos.count == 1 && photos.first === sunset)
             #expect(!sunset.objectID.isTemporaryID)
             // And saves through the parent under it.
@@ -133,14 +133,14 @@ import Testing
         try root.performAndWait { try root.insertNewObject(forEntityName: "Person").setValue("Hedy", forKey: "firstName") }
         let child = Self.child(of: root)
         let hedy = try child.performAndWait { () throws -> ManagedObject in
-            let found = try child.fetch(FetchRequest(entityName: "Person", predicate: try QueryPredicate(format: "firstName == 'Hedy'")))
+            let found = try child.fetch(FetchRequest<ManagedObject>(entityName: "Person", predicate: try QueryPredicate(format: "firstName == 'Hedy'")))
             let hedy = try #require(found.first)
             #expect(hedy.objectID.isTemporaryID)
             return hedy
         }
         try root.performAndWait { try root.save() }
         try child.performAndWait {
-            let again = try child.fetch(FetchRequest(entityName: "Person", predicate: try QueryPredicate(format: "firstName == 'Hedy'")))
+            let again = try child.fetch(FetchRequest<ManagedObject>(entityName: "Person", predicate: try QueryPredicate(format: "firstName == 'Hedy'")))
             #expect(again.count == 1 && again.first === hedy)
             #expect(!hedy.objectID.isTemporaryID)
             hedy.setValue("Lamarr", forKey: "lastName")
@@ -170,7 +170,7 @@ import Testing
             #expect(root.insertedObjects.first?.value(forKey: "lastName") as? String == "Lamarr")
         }
         try child.performAndWait {
-            let hedy = try #require(try child.fetch(FetchRequest(entityName: "Person", predicate: try QueryPredicate(format: "firstName == 'Hedy'"))).first)
+            let hedy = try #require(try child.fetch(FetchRequest<ManagedObject>(entityName: "Person", predicate: try QueryPredicate(format: "firstName == 'Hedy'"))).first)
             child.delete(hedy)
             try child.save()
         }
@@ -215,7 +215,7 @@ import Testing
                         person?.setValue("child \(number) round \(round) person \(index)", forKey: "firstName")
                     }
                     // Each save reads the parent's state and writes into it while the others do.
-                    _ = try? child.count(for: FetchRequest(entityName: "Person"))
+                    _ = try? child.count(for: FetchRequest<ManagedObject>(entityName: "Person"))
                     try? child.save()
                 }
             }
@@ -227,7 +227,7 @@ import Testing
         #expect(try Self.savedNames(folder).count == 202)
         // Every child has heard of every save (merges run on their queues in order).
         for child in children {
-            let count = try child.performAndWait { try child.count(for: FetchRequest(entityName: "Person")) }
+            let count = try child.performAndWait { try child.count(for: FetchRequest<ManagedObject>(entityName: "Person")) }
             #expect(count == 202)
         }
     }
@@ -263,13 +263,13 @@ import Testing
         try root.performAndWait { try root.existingObject(with: try #require(ids["Ada"])).setValue("Byron", forKey: "lastName") }
         try middle.performAndWait { try middle.existingObject(with: try #require(ids["Grace"])).setValue("Hopper", forKey: "lastName") }
         try leaf.performAndWait {
-            let people = try leaf.fetch(FetchRequest(entityName: "Person", sortDescriptors: [QuerySortDescriptor(key: "firstName")]))
+            let people = try leaf.fetch(FetchRequest<ManagedObject>(entityName: "Person", sortDescriptors: [QuerySortDescriptor(key: "firstName")]))
             #expect(people.compactMap { $0.value(forKey: "lastName") as? String } == ["Byron", "Hopper"])
             try leaf.insertNewObject(forEntityName: "Person").setValue("Hedy", forKey: "firstName")
             try leaf.save()
         }
         func countIn(_ context: ManagedObjectContext) throws -> Int {
-            try context.performAndWait { try context.count(for: FetchRequest(entityName: "Person")) }
+            try context.performAndWait { try context.count(for: FetchRequest<ManagedObject>(entityName: "Person")) }
         }
         #expect(try countIn(middle) == 3)
         #expect(try countIn(root) == 2)
@@ -318,7 +318,7 @@ import Testing
         }
         try root.performAndWait {
             #expect(root.deletedObjects.count == 2)
-            #expect(try root.count(for: FetchRequest(entityName: "Photo")) == 0)
+            #expect(try root.count(for: FetchRequest<ManagedObject>(entityName: "Photo")) == 0)
             try root.save()
         }
         #expect(try Self.savedNames(folder) == ["Grace"])

@@ -43,7 +43,7 @@ struct ObjectCreationTests {
         try context.save()
 
         let reader = try TestStack.context(model: Self.model(), at: url)
-        let fetched = try reader.fetch(FetchRequest(entityName: "Notebook"), as: Notebook.self)
+        let fetched = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Notebook"), as: Notebook.self)
         #expect(fetched.first?.title == "Ideas")
         #expect(fetched.first?.pages.first?.text == "a search provider")
     }

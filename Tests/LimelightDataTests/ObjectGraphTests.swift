@@ -154,14 +154,14 @@ final class TrackedLibrary: ManagedObject {
             try context.save()
         }
         let context = try LibraryGraph.context(url)
-        let members = try context.fetch(FetchRequest(entityName: "Member"))
+        let members = try context.fetch(FetchRequest<ManagedObject>(entityName: "Member"))
         #expect(members.count == 20 && members.allSatisfy(\.isFault))
         try context.fireFaults(members)
         #expect(members.allSatisfy { !$0.isFault })
         #expect(Set(members.compactMap { $0.value(forKey: "name") as? String }).count == 20)
 
         // A related object arrives as a fault; touching it loads it.
-        let book = try #require(try context.fetch(FetchRequest(entityName: "LibraryBook")).first)
+        let book = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "LibraryBook")).first)
         let library = try #require(book.value(forKey: "library") as? ManagedObject)
         #expect(library.isFault)
         #expect(library.value(forKey: "name") as? String == "Faulty")
@@ -189,7 +189,7 @@ final class TrackedLibrary: ManagedObject {
         }
         let context = try LibraryGraph.context(url)
         let log = try StatementLog(context)
-        let library = try #require(try context.fetch(FetchRequest(entityName: "Library")).first)
+        let library = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Library")).first)
         let (names, statements) = try log.during { () throws -> Set<String> in
             let members = try #require(library.value(forKey: "members") as? Set<ManagedObject>)
             return Set(members.compactMap { $0.value(forKey: "name") as? String })
@@ -211,7 +211,7 @@ final class TrackedLibrary: ManagedObject {
         }
         let context = try LibraryGraph.context(url)
         let log = try StatementLog(context)
-        let request = FetchRequest(entityName: "Member", sortDescriptors: [QuerySortDescriptor(key: "name")])
+        let request = FetchRequest<ManagedObject>(entityName: "Member", sortDescriptors: [QuerySortDescriptor(key: "name")])
         request.fetchBatchSize = 100
         let (members, fetchStatements) = try log.during { try context.fetch(request) }
         #expect(members.count == 1_000 && members.allSatisfy(\.isFault))
@@ -250,10 +250,10 @@ final class TrackedLibrary: ManagedObject {
             try context.save()
         }
         let context = try LibraryGraph.context(url)
-        let ann = try #require(try context.fetch(FetchRequest(entityName: "Member", predicate: try QueryPredicate(format: "name == 'Ann'"))).first)
+        let ann = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Member", predicate: try QueryPredicate(format: "name == 'Ann'"))).first)
         let names = (ann.value(forKey: "libraries") as? Set<ManagedObject>)?.compactMap { $0.value(forKey: "name") as? String }
         #expect(names == ["Alpha"])
-        let alpha = try #require(try context.fetch(FetchRequest(entityName: "Library", predicate: try QueryPredicate(format: "name == 'Alpha'"))).first)
+        let alpha = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Library", predicate: try QueryPredicate(format: "name == 'Alpha'"))).first)
         #expect((alpha.value(forKey: "members") as? Set<ManagedObject>)?.count == 2)
     }
 
@@ -313,8 +313,8 @@ final class TrackedLibrary: ManagedObject {
         #expect(context.insertedObjects.count == 9)
         #expect(good.isUpdated)
         let other = try LibraryGraph.context(url)
-        #expect(try other.count(for: FetchRequest(entityName: "Library")) == 1)
-        #expect(try other.fetch(FetchRequest(entityName: "Library")).first?.value(forKey: "name") as? String == "Good")
+        #expect(try other.count(for: FetchRequest<ManagedObject>(entityName: "Library")) == 1)
+        #expect(try other.fetch(FetchRequest<ManagedObject>(entityName: "Library")).first?.value(forKey: "name") as? String == "Good")
     }
 
     @Test func aReadOnlyStoreRefusesToSaveAndStaysUntouched() throws {
@@ -327,7 +327,7 @@ final class TrackedLibrary: ManagedObject {
         }
         let before = try Data(contentsOf: url)
         let context = try LibraryGraph.context(url, options: [StoreOption.readOnly: true])
-        let library = try #require(try context.fetch(FetchRequest(entityName: "Library")).first)
+        let library = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Library")).first)
         library.setValue("Changed", forKey: "name")
         #expect(throws: PersistenceError.self) { try context.save() }
         #expect(try Data(contentsOf: url) == before)

@@ -92,7 +92,7 @@ final class HookedNote: ManagedObject {
         try context.performAndWait {
             grace.setValue("Brewster", forKey: "firstName")
             // A fetch keeps what loaded objects hold, unless asked to refresh them.
-            let request = FetchRequest(entityName: "Person")
+            let request = FetchRequest<ManagedObject>(entityName: "Person")
             _ = try context.fetch(request)
             #expect(ada.value(forKey: "lastName") == nil)
             request.shouldRefreshRefetchedObjects = true

@@ -55,7 +55,7 @@ struct OrderedRelationshipTests {
     }
 
     func firstAlbum(_ context: ManagedObjectContext, prefetching: [String] = []) throws -> ManagedObject {
-        let request = FetchRequest(entityName: "Album")
+        let request = FetchRequest<ManagedObject>(entityName: "Album")
         request.relationshipKeyPathsForPrefetching = prefetching
         return try #require(try context.fetch(request).first)
     }

@@ -36,10 +36,10 @@ import Testing
         let name = try reader.performAndWait { try reader.existingObject(with: id).value(forKey: "firstName") as? String }
         #expect(name == "Ada")
         // The awaiting form hands back what the task returns, errors included.
-        let count = try await container.performBackgroundTask { try $0.count(for: FetchRequest(entityName: "Person")) }
+        let count = try await container.performBackgroundTask { try $0.count(for: FetchRequest<ManagedObject>(entityName: "Person")) }
         #expect(count == 1)
         await #expect(throws: PersistenceError.self) {
-            try await container.performBackgroundTask { try $0.count(for: FetchRequest(entityName: "Nobody")) }
+            try await container.performBackgroundTask { try $0.count(for: FetchRequest<ManagedObject>(entityName: "Nobody")) }
         }
     }
 
@@ -76,7 +76,7 @@ import Testing
         container.persistentStoreDescriptions = [PersistentStoreDescription(url: store)]
         try container.loadPersistentStores()
         let context = container.newBackgroundContext()
-        let count = try context.performAndWait { try context.count(for: FetchRequest(entityName: "LuxuryCar")) }
+        let count = try context.performAndWait { try context.count(for: FetchRequest<ManagedObject>(entityName: "LuxuryCar")) }
         #expect(count > 0)
         #expect(try ManagedObjectModel(cachedInStoreAt: store).entity(named: "LuxuryCar") != nil)
     }

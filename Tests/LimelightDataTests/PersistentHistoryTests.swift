@@ -158,7 +158,7 @@ import CSQLite
             let update = BatchUpdateRequest(entityName: "Person")
             update.propertiesToUpdate = ["lastName": "Unknown"]
             _ = try context.execute(update)
-            let request = FetchRequest(entityName: "Person", predicate: try QueryPredicate(format: "firstName == 'Grace'"))
+            let request = FetchRequest<ManagedObject>(entityName: "Person", predicate: try QueryPredicate(format: "firstName == 'Grace'"))
             _ = try context.execute(BatchDeleteRequest(fetchRequest: request))
             let history = try Self.transactions(context)
             #expect(history.map { $0.changes?.map(\.changeType) ?? [] } == [[.insert, .insert], [.update, .update], [.delete]])
@@ -225,7 +225,7 @@ import CSQLite
             // The old changes name the same objects under the new model's entity numbers.
             #expect(history[0].changes?.map(\.changedObjectID.entity.name).sorted() == ["Person", "Photo"])
             #expect(history[1].changes?.map(\.changedObjectID.entity.name) == ["Album"])
-            let people = try migrated.fetch(FetchRequest(entityName: "Person"))
+            let people = try migrated.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
             #expect(history[0].changes?.contains { $0.changedObjectID == people.first?.objectID } == true)
         }
         #expect(try Self.rows("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT > 16000 ORDER BY Z_ENT", at: url) == [

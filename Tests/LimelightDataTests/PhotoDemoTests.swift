@@ -38,7 +38,7 @@ import Testing
         #expect(context.insertedObjects.count == 2)
         #expect(photo.objectID.isTemporaryID)
         let reopened = try PhotoModel.stack(at: url)
-        #expect(try reopened.count(for: FetchRequest(entityName: "Photo")) == 0)
+        #expect(try reopened.count(for: FetchRequest<ManagedObject>(entityName: "Photo")) == 0)
     }
 
     @Test func undoPastASaveRestoresTheOldRating() throws {
@@ -77,7 +77,7 @@ import Testing
             #expect(!person.objectID.isTemporaryID)
         }
         let context = try PhotoModel.stack(at: url)
-        let people = try context.fetch(FetchRequest(entityName: "Person"), as: Person.self)
+        let people = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person"), as: Person.self)
         let person = try #require(people.first)
         #expect(person.isFault)
         #expect(person.firstName == "Ansel")

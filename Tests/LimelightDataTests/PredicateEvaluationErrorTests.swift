@@ -49,7 +49,7 @@ import Testing
                                   ("ANY photographer.photos.colour > 1", "entity Photo has no property 'colour'")] {
             let predicate = try QueryPredicate(format: format)
             #expect { try predicate.evaluate(with: photo) } throws: { "\($0)".contains(message) }
-            let request = FetchRequest(entityName: "Photo", predicate: predicate)
+            let request = FetchRequest<ManagedObject>(entityName: "Photo", predicate: predicate)
             #expect { try context.fetch(request) } throws: { "\($0)".contains(message) }
         }
     }

@@ -92,11 +92,11 @@ import PredicateFixtures
         }
         try context.save()
         context.reset()
-        let all = try context.fetch(FetchRequest(entityName: "Item"))
+        let all = try context.fetch(FetchRequest<ManagedObject>(entityName: "Item"))
         #expect(all.count == 2000)
         for format in Self.predicates {
             let predicate = try QueryPredicate(format: format)
-            let request = FetchRequest(entityName: "Item", predicate: predicate)
+            let request = FetchRequest<ManagedObject>(entityName: "Item", predicate: predicate)
             let fromSQL = Set(try context.fetch(request).map(\.objectID))
             let inMemory = Set(try all.filter { try predicate.evaluate(with: $0) }.map(\.objectID))
             let same = fromSQL == inMemory
@@ -105,8 +105,8 @@ import PredicateFixtures
             #expect(counted == inMemory.count, "\(format): count \(counted)")
         }
         // Object arguments: compared by primary key in SQL, by identity in memory.
-        let someTag = try #require(try context.fetch(FetchRequest(entityName: "Tag", predicate: try QueryPredicate(format: "name == 'red'"))).first)
-        let someOwner = try #require(try context.fetch(FetchRequest(entityName: "Owner", predicate: try QueryPredicate(format: "name == 'bob'"))).first)
+        let someTag = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag", predicate: try QueryPredicate(format: "name == 'red'"))).first)
+        let someOwner = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Owner", predicate: try QueryPredicate(format: "name == 'bob'"))).first)
         let firstItems = Array(all.prefix(50))
         let withObjects: [(String, [Any?])] = [
             ("tags CONTAINS %@", [someTag]), ("ANY tags == %@", [someTag]), ("%@ IN tags", [someTag]), ("NONE tags == %@", [someTag]),
@@ -115,7 +115,7 @@ import PredicateFixtures
         ]
         for (format, arguments) in withObjects {
             let predicate = try QueryPredicate(format: format, argumentArray: arguments)
-            let fromSQL = Set(try context.fetch(FetchRequest(entityName: "Item", predicate: predicate)).map(\.objectID))
+            let fromSQL = Set(try context.fetch(FetchRequest<ManagedObject>(entityName: "Item", predicate: predicate)).map(\.objectID))
             let inMemory = Set(try all.filter { try predicate.evaluate(with: $0) }.map(\.objectID))
             #expect(fromSQL == inMemory, "\(format): SQL \(fromSQL.count), memory \(inMemory.count)")
         }
@@ -134,7 +134,7 @@ import PredicateFixtures
             ("score BETWEEN price", "BETWEEN needs {low, high}"), ("tags.@count.name == 1", "@count"),
         ]
         for (format, part) in unsayable {
-            let request = FetchRequest(entityName: "Item", predicate: try QueryPredicate(format: format))
+            let request = FetchRequest<ManagedObject>(entityName: "Item", predicate: try QueryPredicate(format: format))
             #expect(throws: PersistenceError.self, "\(format)") { try context.fetch(request) }
             #expect(throws: PersistenceError.self, "\(format)") { try context.count(for: request) }
             #expect { try context.fetch(request) } throws: { "\($0)".contains(part) }
@@ -147,10 +147,10 @@ import PredicateFixtures
             ("owner.name < 3", "a string (the attribute name)"), ("sum:(tags.name) > 1", "the argument of sum:"),
         ]
         for (format, message) in mismatched {
-            let request = FetchRequest(entityName: "Item", predicate: try QueryPredicate(format: format))
+            let request = FetchRequest<ManagedObject>(entityName: "Item", predicate: try QueryPredicate(format: format))
             #expect { try context.fetch(request) } throws: { "\($0)".contains(message) }
         }
-        let unknown = FetchRequest(entityName: "Item", predicate: try QueryPredicate(format: "colour == 'red'"))
+        let unknown = FetchRequest<ManagedObject>(entityName: "Item", predicate: try QueryPredicate(format: "colour == 'red'"))
         #expect { try context.fetch(unknown) } throws: { "\($0)".contains("Item has no property 'colour'") }
     }
 }

@@ -15,7 +15,7 @@ import Testing
         let folder = try TemporaryFolder()
         let context = try Self.library(folder)
         let log = try StatementLog(context)
-        let request = FetchRequest(entityName: "Book")
+        let request = FetchRequest<ManagedObject>(entityName: "Book")
         request.relationshipKeyPathsForPrefetching = ["author"]
         let (books, fetchStatements) = try log.during { try context.fetch(request) }
         #expect(fetchStatements.count == 2)
@@ -31,7 +31,7 @@ import Testing
         let folder = try TemporaryFolder()
         let context = try Self.library(folder)
         let log = try StatementLog(context)
-        let books = try context.fetch(FetchRequest(entityName: "Book"))
+        let books = try context.fetch(FetchRequest<ManagedObject>(entityName: "Book"))
         let (_, walkStatements) = log.during {
             books.forEach { _ = ($0.value(forKey: "author") as? ManagedObject)?.value(forKey: "name") }
         }
@@ -44,7 +44,7 @@ import Testing
         let folder = try TemporaryFolder()
         let context = try Self.library(folder)
         let log = try StatementLog(context)
-        let request = FetchRequest(entityName: "Author")
+        let request = FetchRequest<ManagedObject>(entityName: "Author")
         request.relationshipKeyPathsForPrefetching = ["books"]
         let (authors, fetchStatements) = try log.during { try context.fetch(request) }
         #expect(fetchStatements.count == 2)
@@ -64,7 +64,7 @@ import Testing
         let folder = try TemporaryFolder()
         let context = try Self.library(folder)
         let log = try StatementLog(context)
-        let request = FetchRequest(entityName: "Friend")
+        let request = FetchRequest<ManagedObject>(entityName: "Friend")
         request.relationshipKeyPathsForPrefetching = ["books.author", "books"]
         let (friends, fetchStatements) = try log.during { try context.fetch(request) }
         #expect(fetchStatements.count == 3)
@@ -83,7 +83,7 @@ import Testing
         let folder = try TemporaryFolder()
         let context = try Self.library(folder)
         let log = try StatementLog(context)
-        let request = FetchRequest(entityName: "Book", sortDescriptors: [QuerySortDescriptor(key: "title")])
+        let request = FetchRequest<ManagedObject>(entityName: "Book", sortDescriptors: [QuerySortDescriptor(key: "title")])
         request.fetchBatchSize = 2
         request.relationshipKeyPathsForPrefetching = ["author"]
         let (names, statements) = try log.during {
@@ -97,7 +97,7 @@ import Testing
     @Test func theInMemoryStorePrefetchesToo() throws {
         let context = try LibraryModel.stack(at: nil)
         try LibraryModel.fill(context)
-        let request = FetchRequest(entityName: "Author", sortDescriptors: [QuerySortDescriptor(key: "name")])
+        let request = FetchRequest<ManagedObject>(entityName: "Author", sortDescriptors: [QuerySortDescriptor(key: "name")])
         request.relationshipKeyPathsForPrefetching = ["books.loanedTo"]
         let authors = try context.fetch(request)
         let counts = authors.map { ($0.value(forKey: "books") as? Set<ManagedObject>)?.count ?? -1 }
@@ -108,7 +108,7 @@ import Testing
     @Test func anUnknownRelationshipNamesTheEntity() throws {
         let folder = try TemporaryFolder()
         let context = try Self.library(folder)
-        let request = FetchRequest(entityName: "Book")
+        let request = FetchRequest<ManagedObject>(entityName: "Book")
         request.relationshipKeyPathsForPrefetching = ["publisher"]
         let error = #expect(throws: PersistenceError.self) { try context.fetch(request) }
         #expect("\(error.map { $0 } as Any)".contains("entity Book has no relationship 'publisher'"))

@@ -32,7 +32,7 @@ struct QueryGenerationTests {
     }
 
     func count(_ context: ManagedObjectContext, _ entity: String = "Item") throws -> Int {
-        try context.fetch(FetchRequest(entityName: entity)).count
+        try context.fetch(FetchRequest<ManagedObject>(entityName: entity)).count
     }
 
     func addItems(_ names: [String], to list: ManagedObject? = nil, in context: ManagedObjectContext) throws {
@@ -55,14 +55,14 @@ struct QueryGenerationTests {
         try reader.setQueryGenerationFrom(.current)
         #expect(reader.queryGenerationToken != nil)
         #expect(try count(reader) == 3)
-        let readerList = try #require(try reader.fetch(FetchRequest(entityName: "List")).first)
+        let readerList = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "List")).first)
 
         try addItems(["tea", "jam"], to: list, in: writer)
         list.setValue("Shopping", forKey: "title")
         try writer.save()
         // Fetches, counts, re-read objects and to-many faults all come from the snapshot.
         #expect(try count(reader) == 3)
-        #expect(try reader.count(for: FetchRequest(entityName: "Item")) == 3)
+        #expect(try reader.count(for: FetchRequest<ManagedObject>(entityName: "Item")) == 3)
         reader.refresh(readerList, mergeChanges: false)
         #expect(readerList.value(forKey: "title") as? String == "Groceries")
         #expect((readerList.value(forKey: "items") as? Set<ManagedObject>)?.count == 3)

@@ -95,17 +95,17 @@ import Testing
         try context.save()
 
         let reopened = try TestStack.context(model: try ManagedObjectModel(xmlData: Data(Self.olderForm.utf8), source: "Older.xcdatamodel"), at: url)
-        let read = try #require(try reopened.fetch(FetchRequest(entityName: "Ledger")).first)
+        let read = try #require(try reopened.fetch(FetchRequest<ManagedObject>(entityName: "Ledger")).first)
         #expect(read.value(forKey: "from") as? String == "bank")
         #expect(read.value(forKey: "order") as? Int16 == 0)
         #expect(read.value(forKey: "rate") as? Decimal == 0)
         let amounts = (read.value(forKey: "entries") as? [ManagedObject])?.compactMap { $0.value(forKey: "amount") as? Double }
         #expect(amounts == [20, 10, 0])
         #expect((read.value(forKey: "latest") as? ManagedObject)?.value(forKey: "amount") as? Double == 10)
-        #expect(try reopened.count(for: FetchRequest(entityName: "Empty")) == 1)
-        #expect(try reopened.count(for: FetchRequest(entityName: "Marker", predicate: try QueryPredicate(format: "link.@count == 1"))) == 1)
-        #expect(try reopened.count(for: FetchRequest(entityName: "Marker", predicate: try QueryPredicate(format: "link.@count == 2"))) == 1)
-        #expect(try reopened.count(for: FetchRequest(entityName: "Ledger", predicate: try QueryPredicate(format: "#order == 0 AND from == 'bank'"))) == 1)
+        #expect(try reopened.count(for: FetchRequest<ManagedObject>(entityName: "Empty")) == 1)
+        #expect(try reopened.count(for: FetchRequest<ManagedObject>(entityName: "Marker", predicate: try QueryPredicate(format: "link.@count == 1"))) == 1)
+        #expect(try reopened.count(for: FetchRequest<ManagedObject>(entityName: "Marker", predicate: try QueryPredicate(format: "link.@count == 2"))) == 1)
+        #expect(try reopened.count(for: FetchRequest<ManagedObject>(entityName: "Ledger", predicate: try QueryPredicate(format: "#order == 0 AND from == 'bank'"))) == 1)
     }
 
     @Test func newerFormMakesAWorkingStore() throws {
@@ -128,12 +128,12 @@ import Testing
         try context.save()
 
         let reopened = try TestStack.context(model: try ManagedObjectModel(xmlData: Data(Self.newerForm.utf8), source: "Newer.xcdatamodel"), at: url)
-        let first = try #require(try reopened.fetch(FetchRequest(entityName: "Folder", predicate: try QueryPredicate(format: "title == 'F0'"))).first)
+        let first = try #require(try reopened.fetch(FetchRequest<ManagedObject>(entityName: "Folder", predicate: try QueryPredicate(format: "title == 'F0'"))).first)
         #expect(first.value(forKey: "home") as? URL == URL(string: "https://example.com/f0"))
         #expect(first.value(forKey: "pinnedCount") as? Int64 == 2)
         let pinned = (first.value(forKey: "pinned") as? [ManagedObject])?.compactMap { $0.value(forKey: "title") as? String }
         #expect(pinned == ["F2", "F1"])
-        #expect(try reopened.count(for: FetchRequest(entityName: "Folder", predicate: try QueryPredicate(format: "ANY pinnedBy.title == 'F0'"))) == 2)
+        #expect(try reopened.count(for: FetchRequest<ManagedObject>(entityName: "Folder", predicate: try QueryPredicate(format: "ANY pinnedBy.title == 'F0'"))) == 2)
     }
 
     @Test func aDateDefaultIsReadFromDefaultDateTimeInterval() throws {

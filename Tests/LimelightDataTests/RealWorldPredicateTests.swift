@@ -80,13 +80,13 @@ import PredicateFixtures
             context.reset()
             self.folder = folder
             self.context = context
-            items = try context.fetch(FetchRequest(entityName: "Item"))
+            items = try context.fetch(FetchRequest<ManagedObject>(entityName: "Item"))
         }
 
         /// The items the predicate selects in SQL and in memory, which must be the same.
         func agree(_ format: String, _ arguments: [Any?] = [], sourceLocation: SourceLocation = #_sourceLocation) throws -> Int {
             let predicate = try QueryPredicate(format: format, argumentArray: arguments)
-            let fromSQL = Set(try context.fetch(FetchRequest(entityName: "Item", predicate: predicate)).map(\.objectID))
+            let fromSQL = Set(try context.fetch(FetchRequest<ManagedObject>(entityName: "Item", predicate: predicate)).map(\.objectID))
             let inMemory = Set(try items.filter { try predicate.evaluate(with: $0) }.map(\.objectID))
             #expect(fromSQL == inMemory, "\(format): SQL \(fromSQL.count), memory \(inMemory.count)", sourceLocation: sourceLocation)
             return inMemory.count
@@ -198,7 +198,7 @@ import PredicateFixtures
         for (format, arguments) in shapes {
             let predicate = try QueryPredicate(format: format, argumentArray: arguments)
                 .withSubstitutionVariables(["START": day, "END": day.addingTimeInterval(86_400 * 20)])
-            let fromSQL = Set(try fixture.context.fetch(FetchRequest(entityName: "Item", predicate: predicate)).map(\.objectID))
+            let fromSQL = Set(try fixture.context.fetch(FetchRequest<ManagedObject>(entityName: "Item", predicate: predicate)).map(\.objectID))
             let inMemory = Set(try fixture.items.filter { try predicate.evaluate(with: $0) }.map(\.objectID))
             #expect(fromSQL == inMemory, "\(format): SQL \(fromSQL.count), memory \(inMemory.count)")
             #expect(try QueryPredicate(format: predicate.predicateFormat) == predicate, "\(format) prints as \(predicate.predicateFormat)")

@@ -59,7 +59,7 @@ import Testing
     }
 
     static func folder(_ title: String, in context: ManagedObjectContext) throws -> ManagedObject {
-        let request = FetchRequest(entityName: "Folder", predicate: try QueryPredicate(format: "title == %@", title))
+        let request = FetchRequest<ManagedObject>(entityName: "Folder", predicate: try QueryPredicate(format: "title == %@", title))
         guard let folder = try context.fetch(request).first else { throw PersistenceError.invalidRequest("no folder \(title)") }
         return folder
     }
@@ -87,7 +87,7 @@ import Testing
         try Self.fill(url)
         let context = try Self.context(url)
         let log = try StatementLog(context)
-        let red = try #require(try context.fetch(FetchRequest(entityName: "Tag", predicate: try QueryPredicate(format: "name == 'red'"))).first)
+        let red = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag", predicate: try QueryPredicate(format: "name == 'red'"))).first)
         let notes = try #require(red.value(forKey: "notes") as? Set<ManagedObject>)
         let (titles, statements) = log.during { Set(notes.compactMap { $0.value(forKey: "title") as? String }) }
         #expect(statements.count == 1)
@@ -103,7 +103,7 @@ import Testing
         let inbox = try Self.folder("inbox", in: context)
         let notes = try #require(inbox.value(forKey: "notes") as? Set<ManagedObject>)
         let byTitle = { (title: String) in
-            try #require(try context.fetch(FetchRequest(entityName: "Note", predicate: try QueryPredicate(format: "title == %@", title))).first)
+            try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Note", predicate: try QueryPredicate(format: "title == %@", title))).first)
         }
         // One note is loaded and changed here before the walk; it must keep the unsaved title.
         let edited = try byTitle("note 7")

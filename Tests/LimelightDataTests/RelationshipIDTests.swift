@@ -19,9 +19,9 @@ import Testing
             shelfID = shelf.objectID.uriString
         }
         let context = try PhotoModel.stack(at: url, model: CoreDataTriggerTests.model())
-        let shelf = try #require(try context.fetch(FetchRequest(entityName: "Shelf")).first)
+        let shelf = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Shelf")).first)
         #expect(Set(shelf.objectIDs(forRelationshipNamed: "books").map(\.uriString)) == bookIDs)
-        let book = try #require(try context.fetch(FetchRequest(entityName: "Book")).first)
+        let book = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Book")).first)
         #expect(book.objectIDs(forRelationshipNamed: "shelf").map(\.uriString) == [shelfID])
         #expect(book.objectIDs(forRelationshipNamed: "title").isEmpty)
         #expect(book.objectIDs(forRelationshipNamed: "nothing").isEmpty)

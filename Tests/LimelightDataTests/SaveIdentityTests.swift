@@ -99,7 +99,7 @@ import Testing
             #expect(fetched === object)
             #expect(fetched.value(forKey: "serial") as? Int64 == serial)
         }
-        let notes = try context.fetch(FetchRequest(entityName: "Note"))
+        let notes = try context.fetch(FetchRequest<ManagedObject>(entityName: "Note"))
         #expect(notes.count == 20)
         for note in notes {
             let item = try #require(note.value(forKey: "item") as? ManagedObject)

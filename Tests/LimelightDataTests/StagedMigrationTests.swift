@@ -32,7 +32,7 @@ import Testing
             let context = try #require(manager.container?.viewContext)
             log.events.append("will \(context.persistentStoreCoordinator?.managedObjectModel.versionChecksum ?? "?")")
             var seen: Set<String> = []
-            let request = FetchRequest(entityName: "Person", sortDescriptors: [QuerySortDescriptor(key: "name")])
+            let request = FetchRequest<ManagedObject>(entityName: "Person", sortDescriptors: [QuerySortDescriptor(key: "name")])
             for person in try context.fetch(request) {
                 let email = person.value(forKey: "email") as? String ?? ""
                 if !seen.insert(email).inserted {
@@ -51,7 +51,7 @@ import Testing
             // A background context works as well as the view context.
             let context = container.newBackgroundContext()
             try context.performAndWait {
-                for person in try context.fetch(FetchRequest(entityName: "Person")) {
+                for person in try context.fetch(FetchRequest<ManagedObject>(entityName: "Person")) {
                     let first = person.value(forKey: "firstName") as? String ?? "", last = person.value(forKey: "lastName") as? String ?? ""
                     person.setValue("\(last), \(first)", forKey: "displayName")
                 }

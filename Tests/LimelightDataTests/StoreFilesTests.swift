@@ -78,7 +78,7 @@ import Testing
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = destinationCoordinator
         let titles = try context.performAndWait {
-            try context.fetch(FetchRequest(entityName: "Note")).compactMap { $0.value(forKey: "title") as? String }.sorted()
+            try context.fetch(FetchRequest<ManagedObject>(entityName: "Note")).compactMap { $0.value(forKey: "title") as? String }.sorted()
         }
         #expect(titles == ["Guacamole", "Salsa"])
         // The destination's markers are the copied objects', under the copied store's UUID.

@@ -118,7 +118,7 @@ func sqliteQuery(_ url: URL, _ sql: String) throws -> [String] {
                 try coordinator.addPersistentStore(type: .sqlite, at: bad)
                 let context = ManagedObjectContext(concurrencyType: .privateQueue)
                 context.persistentStoreCoordinator = coordinator
-                _ = try context.fetch(FetchRequest(entityName: "Shelf")).map { $0.value(forKey: "label") }
+                _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Shelf")).map { $0.value(forKey: "label") }
                 message = "opened"
             } catch {
                 message = "\(error)"
@@ -138,7 +138,7 @@ func sqliteQuery(_ url: URL, _ sql: String) throws -> [String] {
             try context.save()
         }
         let context = try TestStack.context(model: Self.model(), at: url)
-        let found = try context.fetch(FetchRequest(entityName: "Shelf", predicate: try QueryPredicate(format: "label ==[cd] %@", "BEFORE\u{0}AFTER E")))
+        let found = try context.fetch(FetchRequest<ManagedObject>(entityName: "Shelf", predicate: try QueryPredicate(format: "label ==[cd] %@", "BEFORE\u{0}AFTER E")))
         #expect(found.first?.value(forKey: "label") as? String == text)
         #expect(try sqliteQuery(url, "SELECT length(CAST(ZLABEL AS BLOB)) FROM ZSHELF") == ["\(text.utf8.count)"])
     }

@@ -58,7 +58,7 @@ struct StoreMigrationTests {
     /// What a context holds, independent of IDs: the playlist's track order, each track's artist
     /// and tags.
     func summary(_ context: ManagedObjectContext) throws -> [String] {
-        let playlists = try context.fetch(FetchRequest(entityName: "Playlist"))
+        let playlists = try context.fetch(FetchRequest<ManagedObject>(entityName: "Playlist"))
         var lines: [String] = []
         for playlist in playlists {
             let tracks = playlist.value(forKey: "tracks") as? [ManagedObject] ?? []
@@ -68,7 +68,7 @@ struct StoreMigrationTests {
                 lines.append("\(playlist.value(forKey: "name") ?? "") \(track.value(forKey: "title") ?? "") \(track.value(forKey: "seconds") ?? 0) \(artist) \(tags)")
             }
         }
-        lines.append("tags: \(try context.count(for: FetchRequest(entityName: "Tag"))), artists: \(try context.count(for: FetchRequest(entityName: "Artist")))")
+        lines.append("tags: \(try context.count(for: FetchRequest<ManagedObject>(entityName: "Tag"))), artists: \(try context.count(for: FetchRequest<ManagedObject>(entityName: "Artist")))")
         return lines
     }
 
@@ -132,7 +132,7 @@ struct StoreMigrationTests {
         }
         #expect(coordinator.persistentStores.count == 1 && coordinator.persistentStores.first === old)
         #expect(!FileManager.default.fileExists(atPath: folder.file("copy.sqlite").path))
-        #expect(try context(coordinator).count(for: FetchRequest(entityName: "Track")) == 5)
+        #expect(try context(coordinator).count(for: FetchRequest<ManagedObject>(entityName: "Track")) == 5)
     }
 
     @Test func newObjectsGoToTheStoreTheyAreAssignedTo() throws {

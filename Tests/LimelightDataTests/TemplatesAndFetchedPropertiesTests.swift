@@ -43,7 +43,7 @@ import Testing
         let request = try model.fetchRequestFromTemplate(withName: "NovelsAfter", substitutionVariables: ["YEAR": 2000, "PREFIX": "s"])
         #expect(request.fetchLimit == 2)
         request.sortDescriptors = [QuerySortDescriptor(key: "year")]
-        #expect(try context.fetch(request).compactMap { $0.value(forKey: "title") as? String } == ["Salt", "Sand"])
+        #expect(try context.fetch(request).compactMap { ($0 as? ManagedObject)?.value(forKey: "title") as? String } == ["Salt", "Sand"])
         #expect(try context.count(for: model.fetchRequestFromTemplate(withName: "Everything", substitutionVariables: [:])) == 5)
         #expect(model.fetchRequestTemplate(forName: "NovelsAfter")?.predicate?.predicateFormat.contains("$YEAR") == true)
         #expect(model.fetchRequestTemplate(forName: "Nope") == nil)

@@ -91,7 +91,7 @@ import CSQLite
         #expect(try MigrationManager.storeNeedsMigration(at: url, for: PhotoModel.make()) == false)
         // For writing: it opens with its objects, and now records Core Data's hashes.
         let context = try TestStack.context(model: PhotoModel.make(), at: url)
-        #expect(try context.count(for: FetchRequest(entityName: "Person")) == 1)
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Person")) == 1)
         let upgraded = try SQLiteStore.readMetadata(at: url)
         #expect(upgraded["NSStoreModelVersionHashes"] as? [String: Data] == current)
         #expect(upgraded["NSStoreModelVersionHashesDigest"] as? String == ManagedObjectModel.versionHashesDigest(current))

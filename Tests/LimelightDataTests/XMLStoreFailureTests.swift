@@ -47,7 +47,7 @@ struct XMLStoreFailureTests {
         let url = folder.file("Staff.xml")
         try XMLStoreTests.coreDataFile.write(to: url, atomically: true, encoding: .utf8)
         let context = try XMLStoreTests.context(XMLStoreTests.staffModel(), at: url)
-        let bob = try #require(try context.fetch(FetchRequest(entityName: "Employee", predicate: try QueryPredicate(format: "name == 'Bob'"))).first)
+        let bob = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Employee", predicate: try QueryPredicate(format: "name == 'Bob'"))).first)
         bob.setValue("Bob\u{1}", forKey: "name")
         let newcomer = try context.insertNewObject(forEntityName: "Employee")
         newcomer.setValue("Dana", forKey: "name")
@@ -59,7 +59,7 @@ struct XMLStoreFailureTests {
         bob.setValue("Robert", forKey: "name")
         try context.save()
         let names = try XMLStoreTests.context(XMLStoreTests.staffModel(), at: url)
-            .fetch(FetchRequest(entityName: "Employee", sortDescriptors: [QuerySortDescriptor(key: "name")]))
+            .fetch(FetchRequest<ManagedObject>(entityName: "Employee", sortDescriptors: [QuerySortDescriptor(key: "name")]))
             .compactMap { $0.value(forKey: "name") as? String }
         #expect(names == ["Alice", "Dana", "Robert"])
     }

@@ -40,7 +40,7 @@ struct XMLStoreMigrationTests {
         let url = folder.file("Staff.xml")
         try makeVersion1Store(at: url)
         let context = try XMLStoreTests.context(Self.version2(), at: url, options: Self.migrating)
-        let alice = try #require(try context.fetch(FetchRequest(entityName: "Employee")).first)
+        let alice = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Employee")).first)
         #expect(alice.value(forKey: "name") as? String == "Alice")
         #expect(alice.value(forKey: "pay") as? Int64 == 100)
         #expect(alice.value(forKey: "title") == nil)
@@ -48,7 +48,7 @@ struct XMLStoreMigrationTests {
         let text = try String(contentsOf: url, encoding: .utf8)
         #expect(!text.contains("DEPARTMENT") && text.contains("<attribute name=\"pay\" type=\"int64\">100</attribute>"), "\(text)")
         let reopened = try XMLStoreTests.context(Self.version2(), at: url)
-        #expect(try reopened.count(for: FetchRequest(entityName: "Employee")) == 1)
+        #expect(try reopened.count(for: FetchRequest<ManagedObject>(entityName: "Employee")) == 1)
     }
 
     @Test func withoutAMigrationTheOldStoreIsRefusedAndKept() throws {

@@ -71,7 +71,7 @@ struct XMLStoreTests {
         let uri = salsa.objectID.uriRepresentation()
 
         let reopened = try Self.context(Self.pantryModel(), at: url)
-        let request = FetchRequest(entityName: "Recipe", predicate: try QueryPredicate(format: "servings > 2"))
+        let request = FetchRequest<ManagedObject>(entityName: "Recipe", predicate: try QueryPredicate(format: "servings > 2"))
         let found = try reopened.fetch(request)
         #expect(found.count == 1)
         let recipe = try #require(found.first)
@@ -90,7 +90,7 @@ struct XMLStoreTests {
         #expect(recipe.value(forKey: "source") as? URL == URL(string: "https://example.org/salsa?x=1&y=2"))
         let order = (recipe.value(forKey: "steps") as? [ManagedObject] ?? []).compactMap { $0.value(forKey: "text") as? String }
         #expect(order == ["serve", "mix", "chop"])
-        let toast = try reopened.fetch(FetchRequest(entityName: "Recipe", predicate: try QueryPredicate(format: "name == 'Toast'")))
+        let toast = try reopened.fetch(FetchRequest<ManagedObject>(entityName: "Recipe", predicate: try QueryPredicate(format: "name == 'Toast'")))
         #expect(toast.first?.value(forKey: "servings") == nil, "an attribute without a value stays without one")
 
         let text = try String(contentsOf: url, encoding: .utf8)
@@ -111,10 +111,10 @@ struct XMLStoreTests {
         #expect(try tests.summary(Self.context(StoreMigrationTests.model(), at: url)) == before)
 
         let editing = try Self.context(StoreMigrationTests.model(), at: url)
-        let tracks = try editing.fetch(FetchRequest(entityName: "Track", predicate: try QueryPredicate(format: "title IN {'A', 'B'}")))
+        let tracks = try editing.fetch(FetchRequest<ManagedObject>(entityName: "Track", predicate: try QueryPredicate(format: "title IN {'A', 'B'}")))
         #expect(tracks.count == 2)
         for track in tracks { editing.delete(track) }
-        let artist = try #require(try editing.fetch(FetchRequest(entityName: "Artist", predicate: try QueryPredicate(format: "name == 'Nina'"))).first)
+        let artist = try #require(try editing.fetch(FetchRequest<ManagedObject>(entityName: "Artist", predicate: try QueryPredicate(format: "name == 'Nina'"))).first)
         artist.setValue("Nina S.", forKey: "name")
         try editing.save()
 
@@ -135,7 +135,7 @@ struct XMLStoreTests {
         let store = try #require(context.persistentStoreCoordinator?.persistentStores.first)
         #expect(store.identifier == "7DFA6DAB-A071-4B34-8DFB-BAC65DD66FDE")
         #expect(store.type == .xml)
-        let people = try context.fetch(FetchRequest(entityName: "Employee", sortDescriptors: [QuerySortDescriptor(key: "name")]))
+        let people = try context.fetch(FetchRequest<ManagedObject>(entityName: "Employee", sortDescriptors: [QuerySortDescriptor(key: "name")]))
         #expect(people.map { $0.value(forKey: "name") as? String } == ["Alice", "Bob"])
         let alice = people[0]
         #expect(alice.value(forKey: "salary") as? Int32 == 100)
@@ -191,7 +191,7 @@ struct XMLStoreTests {
         second.mergePolicy = .mergeByPropertyObjectTrump
         try second.save()
         let reader = try Self.context(Self.staffModel(), at: folder.file("Staff.xml"))
-        #expect(try reader.fetch(FetchRequest(entityName: "Employee")).map { $0.value(forKey: "name") as? String } == ["Alicia"])
+        #expect(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Employee")).map { $0.value(forKey: "name") as? String } == ["Alicia"])
     }
 
     @Test func markerFilesAreRefusedForXMLStores() throws {

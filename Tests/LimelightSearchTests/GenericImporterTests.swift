@@ -118,7 +118,7 @@ struct GenericImporterTests {
         #expect(try service.search(count).hits.count == 1)
 
         // Values come from the store as it is now, not from the index.
-        let emma = try #require(try context.fetch(FetchRequest(entityName: "Book")).first { $0.value(forKey: "title") as? String == "Emma" })
+        let emma = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Book")).first { $0.value(forKey: "title") as? String == "Emma" })
         emma.setValue(500, forKey: "pages")
         try context.save()
         try LibraryModel.flush(context)

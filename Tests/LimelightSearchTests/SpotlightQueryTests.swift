@@ -43,7 +43,7 @@ struct SpotlightQueryTests {
         }
 
         func book(_ title: String) throws -> ManagedObject {
-            let request = FetchRequest(entityName: "Book")
+            let request = FetchRequest<ManagedObject>(entityName: "Book")
             request.predicate = try QueryPredicate(format: "title == %@", title)
             return try #require(try context.fetch(request).first)
         }

@@ -62,7 +62,7 @@ struct QueryBench {
                 try context.save()
                 context.reset()
                 var byName: [String: ManagedObject] = [:]
-                for tag in try context.fetch(FetchRequest(entityName: "Tag")) { byName[tag.value(forKey: "name") as? String ?? ""] = tag }
+                for tag in try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag")) { byName[tag.value(forKey: "name") as? String ?? ""] = tag }
                 tags = Self.tagNames.compactMap { byName[$0] }
             }
         }
@@ -98,7 +98,7 @@ struct QueryBench {
         for _ in 0..<workspace.repeats {
             let context = try context()
             ours.append(try seconds {
-                let request = FetchRequest(entityName: "Item", predicate: try QueryPredicate(format: format))
+                let request = FetchRequest<ManagedObject>(entityName: "Item", predicate: try QueryPredicate(format: format))
                 request.returnsObjectsAsFaults = false
                 var total = 0
                 let objects = try context.fetch(request)
@@ -152,7 +152,7 @@ struct QueryBench {
         for _ in 0..<workspace.repeats {
             let context = try context()
             ours.append(try seconds {
-                guard let folder = try context.fetch(FetchRequest(entityName: "Folder")).first,
+                guard let folder = try context.fetch(FetchRequest<ManagedObject>(entityName: "Folder")).first,
                       let notes = folder.value(forKey: "notes") as? Set<ManagedObject> else { throw BenchError("no folder") }
                 var total = 0
                 for note in notes {

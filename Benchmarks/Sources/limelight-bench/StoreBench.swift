@@ -108,7 +108,7 @@ struct StoreBench {
         for _ in 0..<workspace.repeats {
             let context = try Self.context(url, model: Self.model(indexed: false))
             ours.append(try seconds {
-                let request = FetchRequest(entityName: "Row")
+                let request = FetchRequest<ManagedObject>(entityName: "Row")
                 request.returnsObjectsAsFaults = false
                 var sum: Int64 = 0
                 for object in try context.fetch(request) {
@@ -118,7 +118,7 @@ struct StoreBench {
             })
             let typedContext = try Self.context(url, model: Self.model(indexed: false, className: "BenchRow"))
             typed.append(try seconds {
-                let request = FetchRequest(entityName: "Row")
+                let request = FetchRequest<ManagedObject>(entityName: "Row")
                 request.returnsObjectsAsFaults = false
                 var sum: Int64 = 0
                 for object in try typedContext.fetch(request) {

@@ -155,7 +155,7 @@ extension ManagedObjectContext {
 
     /// Evaluates a fetched property against the store, with `$FETCH_SOURCE` bound to `object`.
     func evaluateFetchedProperty(_ property: FetchedPropertyDescription, of object: ManagedObject) -> [ManagedObject] {
-        let request = FetchRequest(entityName: property.destinationEntityName)
+        var request = FetchSpecification(entityName: property.destinationEntityName)
         if let format = property.predicateFormat {
             do {
                 request.predicate = try FetchedPropertySupport.predicate(format: format, source: object)
@@ -165,7 +165,7 @@ extension ManagedObjectContext {
             }
         }
         do {
-            return try fetch(request)
+            return try fetchObjects(request)
         } catch {
             recordProblem(ValidationFailure(object: object, key: property.name, reason: "\(error)"))
             return []

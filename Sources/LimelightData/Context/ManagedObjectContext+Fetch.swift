@@ -1,29 +1,33 @@
 import Foundation
 
 extension ManagedObjectContext {
-    /// Fetches managed objects matching `request`, including unsaved changes when the request asks
-    /// for them. With `includesPropertyValues = false` only the IDs are read and the objects are
-    /// faults; `relationshipKeyPathsForPrefetching` loads related objects with one query per
-    /// relationship. For other result types use `fetchObjectIDs`, `fetchDictionaries`, `count(for:)`
-    /// or `execute(_:)`. With a `fetchBatchSize` only the IDs are read at first and the objects
-    /// load a batch at a time (one query each) as they are touched; `fetchBatched(_:)` also lets
-    /// go of batches already walked.
-    public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
-        // A request set up for other results would otherwise quietly return objects.
-        guard request.resultType == .managedObject else {
-            throw PersistenceError.invalidRequest(
-                "the request for \(request.entityName) has resultType .\(request.resultType): use execute(_:), fetchObjectIDs(_:), fetchDictionaries(_:) or count(for:)")
+    /// Fetches what `request` asks for: managed objects (including unsaved changes when the
+    /// request asks for them), or their IDs, dictionaries or the count when its `resultType` says
+    /// so, as `[ResultType]`. With `includesPropertyValues = false` only the IDs are read and the
+    /// objects are faults; `relationshipKeyPathsForPrefetching` loads related objects with one
+    /// query per relationship. With a `fetchBatchSize` only the IDs are read at first and the
+    /// objects load a batch at a time (one query each) as they are touched; `fetchBatched(_:)`
+    /// also lets go of batches already walked.
+    ///
+    /// Throws when the results are not of `ResultType` (objects of an entity whose class is not
+    /// the request's), rather than dropping them.
+    public func fetch<ResultType>(_ request: FetchRequest<ResultType>) throws -> [ResultType] {
+        let specification = request.specification
+        switch specification.resultType {
+        case .managedObject: return try FetchResultConversion.objects(fetchObjects(specification), for: specification)
+        case .managedObjectID: return try FetchResultConversion.objectIDs(fetchObjectIDs(specification), for: specification)
+        case .dictionary: return try FetchResultConversion.dictionaries(fetchDictionaries(specification), for: specification)
+        case .count: return try FetchResultConversion.count(count(for: specification), for: specification)
         }
-        return try fetchObjects(request)
     }
 
-    /// `fetch(_:)` whatever the request's result type says.
-    func fetchObjects(_ request: FetchRequest) throws -> [ManagedObject] {
+    /// The managed objects a request matches, whatever its result type says.
+    func fetchObjects(_ request: FetchSpecification) throws -> [ManagedObject] {
         try fetchObjects(request, ancestors: ancestorChanges(for: try resolve(request).0, request))
     }
 
     /// `fetchObjects(_:)` with the ancestors' changes already asked for (`nil` in a root context).
-    func fetchObjects(_ request: FetchRequest, ancestors: AncestorChanges?) throws -> [ManagedObject] {
+    func fetchObjects(_ request: FetchSpecification, ancestors: AncestorChanges?) throws -> [ManagedObject] {
         let (entity, coordinator) = try resolve(request)
         let pending = request.includesPendingChanges && hasPendingChanges(for: entity, request: request) || ancestors?.isEmpty == false
         let stores = coordinator.stores(for: request)
@@ -74,13 +78,22 @@ extension ManagedObjectContext {
         return objects
     }
 
-    /// Fetches objects of type `T` (the class registered for the entity).
-    public func fetch<T: ManagedObject>(_ request: FetchRequest, as type: T.Type) throws -> [T] {
-        try fetch(request).compactMap { $0 as? T }
+    /// The objects of type `T` among those a request fetches (objects of other classes are left
+    /// out). A request typed by the class does the same with a check: `context.fetch(Recipe.fetchRequest())`.
+    public func fetch<T: ManagedObject, ResultType>(_ request: FetchRequest<ResultType>, as type: T.Type) throws -> [T] {
+        let specification = request.specification
+        guard specification.resultType == .managedObject else {
+            throw PersistenceError.invalidRequest("the request for \(specification.subject) has resultType .\(specification.resultType), not objects of \(T.self)")
+        }
+        return try fetchObjects(specification).compactMap { $0 as? T }
     }
 
     /// How many objects match, counted in the store unless unsaved changes take part.
-    public func count(for request: FetchRequest) throws -> Int {
+    public func count<ResultType>(for request: FetchRequest<ResultType>) throws -> Int {
+        try count(for: request.specification)
+    }
+
+    func count(for request: FetchSpecification) throws -> Int {
         let (entity, coordinator) = try resolve(request)
         let ancestors = ancestorChanges(for: entity, request)
         if request.includesPendingChanges && hasPendingChanges(for: entity, request: request) || ancestors?.isEmpty == false
@@ -92,15 +105,21 @@ extension ManagedObjectContext {
         }
     }
 
-    func resolve(_ request: FetchRequest) throws -> (EntityDescription, PersistentStoreCoordinator) {
+    func resolve(_ request: FetchSpecification) throws -> (EntityDescription, PersistentStoreCoordinator) {
         guard let coordinator = persistentStoreCoordinator else { throw PersistenceError.noStore("the context has no coordinator") }
-        guard let entity = coordinator.managedObjectModel.entity(named: request.entityName) else {
-            throw PersistenceError.invalidRequest("the model has no entity named '\(request.entityName)'")
+        if let name = request.entityName ?? request.entity?.name {
+            guard let entity = coordinator.managedObjectModel.entity(named: name) else {
+                throw PersistenceError.invalidRequest("the model has no entity named '\(name)'")
+            }
+            return (entity, coordinator)
         }
-        return (entity, coordinator)
+        guard let resultClass = request.resultClass, resultClass != ManagedObject.self else {
+            throw PersistenceError.invalidRequest("the fetch request names no entity: give it an entityName or an entity")
+        }
+        return (try resultClass.entity(in: self), coordinator)
     }
 
-    func hasPendingChanges(for entity: EntityDescription, request: FetchRequest) -> Bool {
+    func hasPendingChanges(for entity: EntityDescription, request: FetchSpecification) -> Bool {
         let affected = { (object: ManagedObject) in
             request.includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity
         }
@@ -109,13 +128,13 @@ extension ManagedObjectContext {
 
     /// In a child, its ancestors' unsaved changes to what `request` fetches: part of what it
     /// reads, whatever the request says about the child's own. `nil` in a root context.
-    func ancestorChanges(for entity: EntityDescription, _ request: FetchRequest) -> AncestorChanges? {
+    func ancestorChanges(for entity: EntityDescription, _ request: FetchSpecification) -> AncestorChanges? {
         parent == nil ? nil : changesFromParent(.entity(entity, includesSubentities: request.includesSubentities))
     }
 
     /// The fetched objects with the unsaved changes of this context, and of its ancestors (their
     /// objects re-checked against the predicate, their new ones added), sorted and paged.
-    private func applyPendingChanges(to fetched: [ManagedObject], request: FetchRequest, entity: EntityDescription,
+    private func applyPendingChanges(to fetched: [ManagedObject], request: FetchSpecification, entity: EntityDescription,
                                      pending: Bool, filterAll: Bool, ancestors: AncestorChanges?) throws -> [ManagedObject] {
         var result: [ManagedObject] = []
         var seen: Set<ObjectIdentifier> = []
@@ -150,15 +169,5 @@ extension ManagedObjectContext {
         let start = min(request.fetchOffset, result.count)
         let end = request.fetchLimit > 0 ? min(result.count, start + request.fetchLimit) : result.count
         return Array(result[start..<end])
-    }
-}
-
-extension FetchRequest {
-    /// The same request without offset and limit, for merging with unsaved objects.
-    func withoutPaging(keepPredicate: Bool = true) -> FetchRequest {
-        let copy = FetchRequest(entityName: entityName, predicate: keepPredicate ? predicate : nil, sortDescriptors: sortDescriptors)
-        copy.includesSubentities = includesSubentities
-        copy.affectedStores = affectedStores
-        return copy
     }
 }

@@ -15,19 +15,24 @@ public enum FetchResult {
 extension ManagedObjectContext {
     /// Runs `request` and returns what its `resultType` asks for, as Core Data's `fetch` does with
     /// a request whose result type is not managed objects.
-    public func execute(_ request: FetchRequest) throws -> FetchResult {
-        switch request.resultType {
-        case .managedObject: return .objects(try fetch(request))
-        case .managedObjectID: return .objectIDs(try fetchObjectIDs(request))
-        case .dictionary: return .dictionaries(try fetchDictionaries(request))
-        case .count: return .count(try count(for: request))
+    public func execute<ResultType>(_ request: FetchRequest<ResultType>) throws -> FetchResult {
+        let specification = request.specification
+        switch specification.resultType {
+        case .managedObject: return .objects(try fetchObjects(specification))
+        case .managedObjectID: return .objectIDs(try fetchObjectIDs(specification))
+        case .dictionary: return .dictionaries(try fetchDictionaries(specification))
+        case .count: return .count(try count(for: specification))
         }
     }
 
     /// The IDs of the matching objects, read from `Z_PK` and `Z_ENT` alone: no values are decoded
     /// and no objects registered. Unsaved changes that take part (or several stores) need the
     /// objects, so the IDs then come from a full fetch.
-    public func fetchObjectIDs(_ request: FetchRequest) throws -> [ManagedObjectID] {
+    public func fetchObjectIDs<ResultType>(_ request: FetchRequest<ResultType>) throws -> [ManagedObjectID] {
+        try fetchObjectIDs(request.specification)
+    }
+
+    func fetchObjectIDs(_ request: FetchSpecification) throws -> [ManagedObjectID] {
         let (entity, coordinator) = try resolve(request)
         let stores = coordinator.stores(for: request)
         let ancestors = ancestorChanges(for: entity, request)
@@ -46,7 +51,11 @@ extension ManagedObjectContext {
     ///
     /// As in Core Data, the results reflect the stores only, never the context's unsaved changes.
     /// With several stores the rows of each store are computed separately and concatenated.
-    public func fetchDictionaries(_ request: FetchRequest) throws -> [[String: Any]] {
+    public func fetchDictionaries<ResultType>(_ request: FetchRequest<ResultType>) throws -> [[String: Any]] {
+        try fetchDictionaries(request.specification)
+    }
+
+    func fetchDictionaries(_ request: FetchSpecification) throws -> [[String: Any]] {
         let (entity, coordinator) = try resolve(request)
         let storeFetch = StoreFetch(request: request, entity: entity)
         var results: [[String: Any]] = []
@@ -54,7 +63,7 @@ extension ManagedObjectContext {
             if store.evaluatesPredicates {
                 results += try readingStores(coordinator) { try store.fetchDictionaries(storeFetch) }
             } else {
-                let objects = try fetch(request.objectsForDictionaries(in: store))
+                let objects = try fetchObjects(request.objectsForDictionaries(in: store))
                 results += try DictionaryEvaluation.results(of: objects, request: request, entity: entity)
             }
         }
@@ -65,22 +74,11 @@ extension ManagedObjectContext {
     /// `fetchBatchSize` at a time (one query per batch) as it is walked. Only the batch being
     /// walked is held; earlier ones go away unless the caller keeps them. A batch size of 0 loads
     /// everything on first access.
-    public func fetchBatched(_ request: FetchRequest) throws -> FetchedResults {
-        let ids = try fetchObjectIDs(request)
-        return FetchedResults(objectIDs: ids, batchSize: request.fetchBatchSize, context: self,
-                              prefetching: request.relationshipKeyPathsForPrefetching,
-                              entity: try resolve(request).0)
-    }
-}
-
-extension FetchRequest {
-    /// The objects a dictionary fetch is computed from in memory: matching objects of one store,
-    /// saved state only, unsorted and unpaged (the dictionary rows are sorted and paged).
-    func objectsForDictionaries(in store: PersistentStore) -> FetchRequest {
-        let copy = FetchRequest(entityName: entityName, predicate: predicate, sortDescriptors: [])
-        copy.includesSubentities = includesSubentities
-        copy.includesPendingChanges = false
-        copy.affectedStores = [store]
-        return copy
+    public func fetchBatched<ResultType>(_ request: FetchRequest<ResultType>) throws -> FetchedResults {
+        let specification = request.specification
+        let ids = try fetchObjectIDs(specification)
+        return FetchedResults(objectIDs: ids, batchSize: specification.fetchBatchSize, context: self,
+                              prefetching: specification.relationshipKeyPathsForPrefetching,
+                              entity: try resolve(specification).0)
     }
 }

@@ -43,7 +43,7 @@ extension PersistentStoreCoordinator {
             var originals: [ManagedObject] = []
             var copies: [ManagedObjectID: ManagedObject] = [:]
             for entity in managedObjectModel.entities(forConfiguration: source.configurationName) where entity.superentity == nil {
-                let request = FetchRequest(entityName: entity.name)
+                let request = FetchRequest<ManagedObject>(entityName: entity.name)
                 request.affectedStores = [source]
                 request.returnsObjectsAsFaults = false
                 for original in try context.fetch(request) {

@@ -159,7 +159,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         throw PersistenceError.noStore("no writable store takes entity \(entity.name)")
     }
 
-    func stores(for request: FetchRequest) -> [PersistentStore] {
+    func stores(for request: FetchSpecification) -> [PersistentStore] {
         request.affectedStores.isEmpty ? persistentStores : request.affectedStores
     }
 

@@ -54,7 +54,7 @@ extension SQLiteStore {
         for entity in model.entities where MarkerJournal.isMarked(entity) {
             let folder = root.appendingPathComponent(entity.name, isDirectory: true)
             try MarkerWriter.makeFolder(folder)
-            let request = FetchRequest(entityName: entity.name)
+            var request = FetchSpecification(entityName: entity.name)
             request.includesSubentities = false
             for row in try store.fetchRows(StoreFetch(request: request, entity: entity)) {
                 guard let pk = row.id.primaryKey else { continue }

@@ -102,7 +102,7 @@ open class CoreDataCoreSpotlightDelegate: @unchecked Sendable {
         context.persistentStoreCoordinator = coordinator
         context.undoManager = nil
         for entity in store.model.entities where MarkerJournal.isMarked(entity) && entity.superentity.map(MarkerJournal.isMarked) != true {
-            let request = FetchRequest(entityName: entity.name)
+            let request = FetchRequest<ManagedObject>(entityName: entity.name)
             request.affectedStores = [store]
             let ids = try context.performAndWait { try context.fetchObjectIDs(request) }
             for start in stride(from: 0, to: ids.count, by: SpotlightEntry.reindexBatchSize) {

@@ -47,7 +47,7 @@ enum ContactVersions {
 
     /// Every person's values for `keys`, sorted, missing values as "-".
     static func people(in context: ManagedObjectContext, _ keys: [String]) throws -> [[String]] {
-        try context.fetch(FetchRequest(entityName: "Person")).map { person in
+        try context.fetch(FetchRequest<ManagedObject>(entityName: "Person")).map { person in
             keys.map { person.value(forKey: $0) as? String ?? "-" }
         }.sorted { $0.joined(separator: "|") < $1.joined(separator: "|") }
     }

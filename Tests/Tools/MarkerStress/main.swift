@@ -33,7 +33,7 @@ do {
     var round = 0
     while rounds.map({ round < $0 }) ?? true {
         round += 1
-        let existing = try context.fetch(FetchRequest(entityName: "Note"))
+        let existing = try context.fetch(FetchRequest<ManagedObject>(entityName: "Note"))
         for _ in 0..<Int.random(in: 1...5, using: &generator) {
             let note = try context.insertNewObject(forEntityName: "Note")
             note.setValue("note \(round)-\(Int.random(in: 0...999, using: &generator))", forKey: "title")

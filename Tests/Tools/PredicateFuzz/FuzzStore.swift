@@ -43,7 +43,7 @@ final class FuzzStore {
             object.setValue(Set(tags.filter { _ in random.chance(35) }), forKey: "tags")
         }
         try context.save()
-        items = try context.fetch(FetchRequest(entityName: "Item"))
+        items = try context.fetch(FetchRequest<ManagedObject>(entityName: "Item"))
     }
 
     deinit { try? FileManager.default.removeItem(at: folder) }
@@ -55,7 +55,7 @@ final class FuzzStore {
     func compare(_ predicate: QueryPredicate) -> Outcome {
         let fromSQL: Set<ManagedObjectID>
         do {
-            fromSQL = Set(try context.fetch(FetchRequest(entityName: "Item", predicate: predicate)).map(\.objectID))
+            fromSQL = Set(try context.fetch(FetchRequest<ManagedObject>(entityName: "Item", predicate: predicate)).map(\.objectID))
         } catch let error as PersistenceError {
             // A refusal must name what SQL cannot say.
             return "\(error)".contains("cannot be said in SQL") || "\(error)".contains("type mismatch")

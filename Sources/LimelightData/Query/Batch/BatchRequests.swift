@@ -14,12 +14,13 @@ public final class BatchDeleteRequest: @unchecked Sendable {
         case objectIDs
     }
 
-    public let fetchRequest: FetchRequest?
+    /// The request whose objects to delete, as it was when this request was made.
+    public let fetchRequest: FetchRequest<FetchRequestResult>?
     public let objectIDs: [ManagedObjectID]?
     public var resultType: ResultType = .statusOnly
 
-    public init(fetchRequest: FetchRequest) {
-        self.fetchRequest = fetchRequest
+    public init<Result>(fetchRequest: FetchRequest<Result>) {
+        self.fetchRequest = FetchRequest(specification: fetchRequest.specification)
         objectIDs = nil
     }
 
@@ -72,7 +73,7 @@ extension ManagedObjectContext {
                     let mine = ids.filter { $0.storeIdentifier == store.identifier }
                     if !mine.isEmpty { deleted += try Self.sqliteStore(store).batchDelete(ids: mine, matching: nil, origin: origin) }
                 }
-            } else if let fetch = request.fetchRequest {
+            } else if let fetch = request.fetchRequest?.specification {
                 let (entity, _) = try resolve(fetch)
                 for store in coordinator.stores(for: fetch) {
                     deleted += try Self.sqliteStore(store).batchDelete(ids: nil, matching: StoreFetch(request: fetch, entity: entity), origin: origin)
@@ -84,7 +85,7 @@ extension ManagedObjectContext {
 
     /// Runs a batch update on the SQLite stores holding the entity.
     public func execute(_ request: BatchUpdateRequest) throws -> BatchResult {
-        let fetch = FetchRequest(entityName: request.entityName, predicate: request.predicate)
+        var fetch = FetchSpecification(entityName: request.entityName, predicate: request.predicate)
         fetch.includesSubentities = request.includesSubentities
         let (entity, coordinator) = try resolve(fetch)
         var updated: [ManagedObjectID] = []
@@ -132,7 +133,7 @@ public final class BatchInsertRequest: @unchecked Sendable {
 extension ManagedObjectContext {
     /// Runs a batch insert into the store new objects of the entity go to.
     public func execute(_ request: BatchInsertRequest) throws -> BatchResult {
-        let (entity, coordinator) = try resolve(FetchRequest(entityName: request.entityName))
+        let (entity, coordinator) = try resolve(FetchSpecification(entityName: request.entityName))
         guard !entity.isAbstract else { throw PersistenceError.invalidRequest("batch insert: \(entity.name) is abstract") }
         var snapshots: [ObjectSnapshot] = []
         var given: [[Int]] = []

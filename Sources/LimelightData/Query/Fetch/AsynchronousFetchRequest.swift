@@ -10,28 +10,28 @@ import Foundation
 /// fetch before the next batch.
 ///
 /// ```swift
-/// let request = AsynchronousFetchRequest(fetchRequest: FetchRequest(entityName: "Recipe")) { result in
+/// let request = AsynchronousFetchRequest(fetchRequest: Recipe.fetchRequest()) { result in
 ///     if let recipes = result.finalResult { show(recipes) } else { report(result.operationError) }
 /// }
 /// let running = try context.execute(request)   // running.progress, running.cancel()
 /// ```
-public final class AsynchronousFetchRequest: @unchecked Sendable {
+public final class AsynchronousFetchRequest<ResultType>: @unchecked Sendable {
     /// Receives the result on the context's queue: `finalResult` when the fetch succeeded,
     /// `operationError` when it failed or was cancelled.
-    public typealias CompletionBlock = (AsynchronousFetchResult) -> Void
+    public typealias CompletionBlock = (AsynchronousFetchResult<ResultType>) -> Void
 
     /// The batch size used when the fetch request has none: how often progress is reported and
     /// cancellation is noticed.
-    public static let defaultBatchSize = 500
+    public static var defaultBatchSize: Int { 500 }
 
     /// What to fetch; its `resultType` must be `.managedObject`.
-    public let fetchRequest: FetchRequest
+    public let fetchRequest: FetchRequest<ResultType>
     public let completionBlock: CompletionBlock?
     /// How many objects the caller expects, the progress's `totalUnitCount` until the fetch knows
     /// how many match (0: unknown).
     public var estimatedResultCount = 0
 
-    public init(fetchRequest: FetchRequest, completionBlock: CompletionBlock? = nil) {
+    public init(fetchRequest: FetchRequest<ResultType>, completionBlock: CompletionBlock? = nil) {
         self.fetchRequest = fetchRequest
         self.completionBlock = completionBlock
     }
@@ -49,22 +49,22 @@ extension ManagedObjectContext {
     /// is checked for cancellation before each batch. The objects are registered in this context,
     /// as `fetch(_:)` registers them.
     @discardableResult
-    public func execute(_ request: AsynchronousFetchRequest) throws -> AsynchronousFetchResult {
-        let fetch = request.fetchRequest
+    public func execute<ResultType>(_ request: AsynchronousFetchRequest<ResultType>) throws -> AsynchronousFetchResult<ResultType> {
+        let fetch = request.fetchRequest.specification
         guard fetch.resultType == .managedObject else {
-            throw PersistenceError.invalidRequest("an asynchronous fetch returns objects; the request for \(fetch.entityName) has resultType .\(fetch.resultType)")
+            throw PersistenceError.invalidRequest("an asynchronous fetch returns objects; the request for \(fetch.subject) has resultType .\(fetch.resultType)")
         }
         let result = AsynchronousFetchResult(request: request, context: self)
         queue.async {
             HeldContexts.holding(self) {
-                result.finish(Result { try self.fetchInBatches(fetch, progress: result.progress) })
+                result.finish(Result { try FetchResultConversion.objects(self.fetchInBatches(fetch, progress: result.progress), for: fetch) })
                 request.completionBlock?(result)
             }
         }
         return result
     }
 
-    private func fetchInBatches(_ request: FetchRequest, progress: Progress) throws -> [ManagedObject] {
+    private func fetchInBatches(_ request: FetchSpecification, progress: Progress) throws -> [ManagedObject] {
         func checkCancelled() throws {
             if progress.isCancelled { throw CocoaError(.userCancelled) }
         }
@@ -72,7 +72,7 @@ extension ManagedObjectContext {
         let ids = try fetchObjectIDs(request)
         let entity = try resolve(request).0
         progress.totalUnitCount = Int64(ids.count)
-        let size = request.fetchBatchSize > 0 ? request.fetchBatchSize : AsynchronousFetchRequest.defaultBatchSize
+        let size = request.fetchBatchSize > 0 ? request.fetchBatchSize : AsynchronousFetchRequest<ManagedObject>.defaultBatchSize
         var objects: [ManagedObject] = []
         objects.reserveCapacity(ids.count)
         for start in stride(from: 0, to: ids.count, by: size) {

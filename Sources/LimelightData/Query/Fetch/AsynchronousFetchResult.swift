@@ -3,9 +3,9 @@ import Foundation
 /// What `ManagedObjectContext.execute(_:)` returns for an `AsynchronousFetchRequest`, Core Data's
 /// `NSAsynchronousFetchResult`: returned at once and filled in when the fetch ends, then handed
 /// to the request's completion block.
-public final class AsynchronousFetchResult: @unchecked Sendable {
+public final class AsynchronousFetchResult<ResultType>: @unchecked Sendable {
     /// The request this is the result of.
-    public let fetchRequest: AsynchronousFetchRequest
+    public let fetchRequest: AsynchronousFetchRequest<ResultType>
     /// The context the objects are registered in. Held weakly: a result does not keep its
     /// context alive (the running fetch does, until it ends).
     public private(set) weak var managedObjectContext: ManagedObjectContext?
@@ -14,9 +14,9 @@ public final class AsynchronousFetchResult: @unchecked Sendable {
     /// thread's current progress when there is one, as Core Data does.
     public let progress: Progress
     private let lock = NSLock()
-    private var outcome: Result<[ManagedObject], any Error>?
+    private var outcome: Result<[ResultType], any Error>?
 
-    init(request: AsynchronousFetchRequest, context: ManagedObjectContext) {
+    init(request: AsynchronousFetchRequest<ResultType>, context: ManagedObjectContext) {
         fetchRequest = request
         managedObjectContext = context
         progress = Progress(totalUnitCount: Int64(max(0, request.estimatedResultCount)))
@@ -25,7 +25,7 @@ public final class AsynchronousFetchResult: @unchecked Sendable {
 
     /// The matching objects, once the fetch succeeded; `nil` before, and after a failure.
     /// Use them on the context's queue, like any of its objects.
-    public var finalResult: [ManagedObject]? {
+    public var finalResult: [ResultType]? {
         lock.withLock { try? outcome?.get() }
     }
 
@@ -44,7 +44,7 @@ public final class AsynchronousFetchResult: @unchecked Sendable {
         progress.cancel()
     }
 
-    func finish(_ outcome: Result<[ManagedObject], any Error>) {
+    func finish(_ outcome: Result<[ResultType], any Error>) {
         lock.withLock { self.outcome = outcome }
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// in-memory store): the same columns, grouping, HAVING, DISTINCT, order and paging as the SQL
 /// the SQLite store runs, with values of the same types.
 enum DictionaryEvaluation {
-    static func results(of objects: [ManagedObject], request: FetchRequest, entity: EntityDescription) throws -> [[String: Any]] {
+    static func results(of objects: [ManagedObject], request: FetchSpecification, entity: EntityDescription) throws -> [[String: Any]] {
         let plan = try DictionaryPlan(request: request, entity: entity)
         let columnKeys = Set(plan.columns.map(\.key))
         let sortsRows = request.sortDescriptors.allSatisfy { columnKeys.contains($0.key) }

@@ -30,7 +30,7 @@ struct DictionaryPlan {
     let columns: [DictionaryColumn]
     let groupBy: [DictionaryColumn]
 
-    init(request: FetchRequest, entity: EntityDescription) throws {
+    init(request: FetchSpecification, entity: EntityDescription) throws {
         self.entity = entity
         if request.propertiesToFetch.isEmpty {
             // Core Data's default: every stored attribute and to-one of the entity.

@@ -3,7 +3,7 @@ import Foundation
 extension ManagedObjectModel {
     /// The template stored under `name` as a fetch request, its `$VARIABLE`s still unbound; `nil`
     /// when the model has no such template.
-    public func fetchRequestTemplate(forName name: String) -> FetchRequest? {
+    public func fetchRequestTemplate(forName name: String) -> FetchRequest<FetchRequestResult>? {
         guard let template = fetchRequestTemplates[name] else { return nil }
         return try? makeRequest(template, predicate: template.predicateFormat.map { try QueryPredicate(format: $0) })
     }
@@ -11,7 +11,7 @@ extension ManagedObjectModel {
     /// The template stored under `name` with its variables replaced by `variables` (keys without
     /// the `$`). Throws when there is no such template, its predicate does not parse, or a variable
     /// it uses is not given.
-    public func fetchRequestFromTemplate(withName name: String, substitutionVariables variables: [String: Any?]) throws -> FetchRequest {
+    public func fetchRequestFromTemplate(withName name: String, substitutionVariables variables: [String: Any?]) throws -> FetchRequest<FetchRequestResult> {
         guard let template = fetchRequestTemplates[name] else {
             throw ModelError("no fetch request template named '\(name)' (templates: \(fetchRequestTemplates.keys.sorted().joined(separator: ", ")))", at: "model")
         }
@@ -32,11 +32,11 @@ extension ManagedObjectModel {
         return try makeRequest(template, predicate: predicate)
     }
 
-    private func makeRequest(_ template: FetchRequestTemplate, predicate: QueryPredicate?) throws -> FetchRequest {
+    private func makeRequest(_ template: FetchRequestTemplate, predicate: QueryPredicate?) throws -> FetchRequest<FetchRequestResult> {
         guard entity(named: template.entityName) != nil else {
             throw ModelError("entity '\(template.entityName)' does not exist", at: "fetch request template '\(template.name)'")
         }
-        let request = FetchRequest(entityName: template.entityName, predicate: predicate)
+        let request = FetchRequest<FetchRequestResult>(entityName: template.entityName, predicate: predicate)
         request.fetchLimit = template.fetchLimit
         request.fetchBatchSize = template.fetchBatchSize
         request.includesSubentities = template.includesSubentities

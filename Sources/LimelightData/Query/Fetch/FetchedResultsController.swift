@@ -8,8 +8,11 @@ import Foundation
 /// `processPendingChanges()`, a save, an undo, a merge from another context) are matched against
 /// the request's entity, predicate and sort order in memory, without fetching again. Use it on
 /// its context's queue, and let it go there.
-public final class FetchedResultsController {
-    public let fetchRequest: FetchRequest
+///
+/// `ResultType` is the class of the objects (`FetchedResultsController<Recipe>`), or
+/// `ManagedObject`; the request must fetch objects (its `resultType` `.managedObject`).
+public final class FetchedResultsController<ResultType: ManagedObject> {
+    public let fetchRequest: FetchRequest<ResultType>
     public let managedObjectContext: ManagedObjectContext
     /// The key path whose value names each object's section; `nil` for one section.
     public let sectionNameKeyPath: String?
@@ -17,11 +20,14 @@ public final class FetchedResultsController {
     public let cacheName: String?
     public weak var delegate: FetchedResultsControllerDelegate?
 
-    private var layout: FetchedResultsLayout?
+    private var layout: FetchedResultsLayout? {
+        didSet { typedObjects = layout.map { $0.objects.compactMap { $0 as? ResultType } } }
+    }
+    private var typedObjects: [ResultType]?
     private var entity: EntityDescription?
     private var observer: UUID?
 
-    public init(fetchRequest: FetchRequest, managedObjectContext: ManagedObjectContext, sectionNameKeyPath: String? = nil,
+    public init(fetchRequest: FetchRequest<ResultType>, managedObjectContext: ManagedObjectContext, sectionNameKeyPath: String? = nil,
                 cacheName: String? = nil) {
         self.fetchRequest = fetchRequest
         self.managedObjectContext = managedObjectContext
@@ -35,8 +41,12 @@ public final class FetchedResultsController {
 
     /// Fetches the results, and from then on follows the context's changes.
     public func performFetch() throws {
-        let objects = try managedObjectContext.fetch(fetchRequest)
-        entity = try managedObjectContext.resolve(fetchRequest).0
+        let specification = fetchRequest.specification
+        guard specification.resultType == .managedObject else {
+            throw PersistenceError.invalidRequest("a fetched results controller follows objects; the request for \(specification.subject) has resultType .\(specification.resultType)")
+        }
+        let objects: [ManagedObject] = try managedObjectContext.fetch(fetchRequest)
+        entity = try managedObjectContext.resolve(specification).0
         layout = makeLayout(objects, values: sortValues(of: objects))
         if observer == nil {
             observer = managedObjectContext.addObserver { [weak self] event, changes in
@@ -47,18 +57,27 @@ public final class FetchedResultsController {
     }
 
     /// The results in order; `nil` before `performFetch()`.
-    public var fetchedObjects: [ManagedObject]? { layout?.objects }
+    public var fetchedObjects: [ResultType]? { typedObjects }
     /// The results in sections; `nil` before `performFetch()`.
     public var sections: [FetchedResultsSection]? { layout?.sections }
 
-    /// The object at `indexPath` (section, item); `nil` when there is none.
-    public func object(at indexPath: IndexPath) -> ManagedObject? {
-        guard indexPath.count == 2, let sections = layout?.sections, sections.indices.contains(indexPath.section) else { return nil }
-        let objects = sections[indexPath.section].objects
-        return objects.indices.contains(indexPath.item) ? objects[indexPath.item] : nil
+    /// The object at `indexPath` (section, item). As in Core Data (and as an array's subscript),
+    /// an index path outside the results stops the program; `objectIfPresent(at:)` does not.
+    public func object(at indexPath: IndexPath) -> ResultType {
+        guard let object = objectIfPresent(at: indexPath) else {
+            preconditionFailure("no object at \(indexPath) among the fetched results (\(layout?.sections.map(\.numberOfObjects) ?? []) objects per section)")
+        }
+        return object
     }
 
-    public func indexPath(forObject object: ManagedObject) -> IndexPath? {
+    /// The object at `indexPath` (section, item); `nil` when there is none.
+    public func objectIfPresent(at indexPath: IndexPath) -> ResultType? {
+        guard indexPath.count == 2, let sections = layout?.sections, sections.indices.contains(indexPath.section) else { return nil }
+        let objects = sections[indexPath.section].objects
+        return objects.indices.contains(indexPath.item) ? objects[indexPath.item] as? ResultType : nil
+    }
+
+    public func indexPath(forObject object: ResultType) -> IndexPath? {
         layout?.paths[ObjectIdentifier(object)]
     }
 

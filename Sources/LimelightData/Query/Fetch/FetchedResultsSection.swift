@@ -22,25 +22,29 @@ public enum FetchedResultsChangeType: Int, Sendable {
 /// Told of every change to a fetched results controller's results, in Core Data's order:
 /// `controllerWillChangeContent`, the section changes, the object changes (deletions with their
 /// old index paths, insertions with their new ones), then `controllerDidChangeContent`.
+///
+/// Each method takes the controller whatever its result type (Core Data's take it as
+/// `NSFetchedResultsController<NSFetchRequestResult>`), so one delegate can serve several
+/// controllers and tell them apart with `===`; a changed object comes as `Any`, as in Core Data.
 public protocol FetchedResultsControllerDelegate: AnyObject {
-    func controllerWillChangeContent(_ controller: FetchedResultsController)
-    func controller(_ controller: FetchedResultsController, didChange section: FetchedResultsSection,
+    func controllerWillChangeContent<ResultType>(_ controller: FetchedResultsController<ResultType>)
+    func controller<ResultType>(_ controller: FetchedResultsController<ResultType>, didChange section: FetchedResultsSection,
                     atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType)
-    func controller(_ controller: FetchedResultsController, didChange object: ManagedObject, at indexPath: IndexPath?,
+    func controller<ResultType>(_ controller: FetchedResultsController<ResultType>, didChange anObject: Any, at indexPath: IndexPath?,
                     for type: FetchedResultsChangeType, newIndexPath: IndexPath?)
-    func controllerDidChangeContent(_ controller: FetchedResultsController)
+    func controllerDidChangeContent<ResultType>(_ controller: FetchedResultsController<ResultType>)
     /// The index title of a section; `nil` keeps the default (the name's first letter, capitalized).
-    func controller(_ controller: FetchedResultsController, sectionIndexTitleForSectionName sectionName: String) -> String?
+    func controller<ResultType>(_ controller: FetchedResultsController<ResultType>, sectionIndexTitleForSectionName sectionName: String) -> String?
 }
 
 extension FetchedResultsControllerDelegate {
-    public func controllerWillChangeContent(_ controller: FetchedResultsController) {}
-    public func controller(_ controller: FetchedResultsController, didChange section: FetchedResultsSection,
+    public func controllerWillChangeContent<ResultType>(_ controller: FetchedResultsController<ResultType>) {}
+    public func controller<ResultType>(_ controller: FetchedResultsController<ResultType>, didChange section: FetchedResultsSection,
                            atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType) {}
-    public func controller(_ controller: FetchedResultsController, didChange object: ManagedObject, at indexPath: IndexPath?,
+    public func controller<ResultType>(_ controller: FetchedResultsController<ResultType>, didChange anObject: Any, at indexPath: IndexPath?,
                            for type: FetchedResultsChangeType, newIndexPath: IndexPath?) {}
-    public func controllerDidChangeContent(_ controller: FetchedResultsController) {}
-    public func controller(_ controller: FetchedResultsController, sectionIndexTitleForSectionName sectionName: String) -> String? { nil }
+    public func controllerDidChangeContent<ResultType>(_ controller: FetchedResultsController<ResultType>) {}
+    public func controller<ResultType>(_ controller: FetchedResultsController<ResultType>, sectionIndexTitleForSectionName sectionName: String) -> String? { nil }
 }
 
 #if !canImport(UIKit) && !canImport(AppKit)

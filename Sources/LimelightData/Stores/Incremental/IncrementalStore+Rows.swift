@@ -4,10 +4,10 @@ import Foundation
 /// forms a subclass may give IDs in.
 extension IncrementalStore {
     /// `fetch`'s request as the store receives it, asking for `resultType`.
-    func request(_ fetch: StoreFetch, as resultType: FetchRequestResultType) -> FetchRequest {
-        let request = fetch.request.copy()
-        request.resultType = resultType
-        return request
+    func request(_ fetch: StoreFetch, as resultType: FetchRequestResultType) -> FetchRequest<FetchRequestResult> {
+        var specification = fetch.request
+        specification.resultType = resultType
+        return FetchRequest(specification: specification)
     }
 
     /// The IDs in a fetch's answer: IDs, or objects.

@@ -6,7 +6,7 @@ import Foundation
 /// A subclass implements:
 /// - `loadMetadata()`: reads or makes the store's metadata (`setMetadata(_:)` with at least
 ///   `NSStoreUUID`) when the store is added;
-/// - `execute(_:with:)`: a `FetchRequest` answered with the matching objects' IDs
+/// - `execute(_:with:)`: a `FetchRequest<FetchRequestResult>` answered with the matching objects' IDs
 ///   (`[ManagedObjectID]`, in the request's order, the predicate, sorting and paging applied by
 ///   the store), the count (`Int`) for `.count` results, or `[[String: Any]]` for `.dictionary`
 ///   results; a `SaveChangesRequest` written all at once, or a thrown error;

@@ -6,14 +6,10 @@ public enum PersistentStoreRequestType: Sendable {
     case save
 }
 
-/// A request the coordinator hands an `IncrementalStore`'s `execute(_:with:)`: a `FetchRequest`,
-/// or the `SaveChangesRequest` of a save.
+/// A request the coordinator hands an `IncrementalStore`'s `execute(_:with:)`: a
+/// `FetchRequest<FetchRequestResult>`, or the `SaveChangesRequest` of a save.
 public protocol PersistentStoreRequest: AnyObject {
     var requestType: PersistentStoreRequestType { get }
-}
-
-extension FetchRequest: PersistentStoreRequest {
-    public var requestType: PersistentStoreRequestType { .fetch }
 }
 
 /// One save's changes as an `IncrementalStore` receives them (`NSSaveChangesRequest`). The objects

@@ -1,0 +1,73 @@
+import Foundation
+
+/// A fetch request's settings as the framework passes them around: a value, so a fetch works on
+/// the settings it started with whatever the caller does to its request meanwhile, and one type
+/// whatever the request's result type. Sendable as the request is: what it holds (predicates,
+/// property descriptions, stores) is not changed once a fetch has it.
+struct FetchSpecification: @unchecked Sendable {
+    var entityName: String?
+    var entity: EntityDescription?
+    /// The class the results are, for a request made without an entity (`Recipe.fetchRequest()`).
+    var resultClass: ManagedObject.Type?
+    var predicate: QueryPredicate?
+    var sortDescriptors: [QuerySortDescriptor] = []
+    var fetchLimit = 0
+    var fetchOffset = 0
+    var fetchBatchSize = 0
+    var includesSubentities = true
+    var includesPendingChanges = true
+    var returnsObjectsAsFaults = true
+    var includesPropertyValues = true
+    var shouldRefreshRefetchedObjects = false
+    var relationshipKeyPathsForPrefetching: [String] = []
+    var resultType: FetchRequestResultType = .managedObject
+    var propertiesToFetch: [Any] = []
+    var returnsDistinctResults = false
+    var propertiesToGroupBy: [Any] = []
+    var havingPredicate: QueryPredicate?
+    var affectedStores: [PersistentStore] = []
+
+    init(entityName: String?, predicate: QueryPredicate? = nil, sortDescriptors: [QuerySortDescriptor] = []) {
+        self.entityName = entityName
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+    }
+
+    /// What the request fetches, for messages: its entity's name, or its class's.
+    var subject: String {
+        if let name = entityName ?? entity?.name { return name }
+        return resultClass.map { String(describing: $0) } ?? "no entity"
+    }
+
+    /// The same fetch without offset and limit, for merging with unsaved objects.
+    func withoutPaging(keepPredicate: Bool = true) -> FetchSpecification {
+        var copy = FetchSpecification(entityName: entityName, predicate: keepPredicate ? predicate : nil, sortDescriptors: sortDescriptors)
+        copy.entity = entity
+        copy.resultClass = resultClass
+        copy.includesSubentities = includesSubentities
+        copy.affectedStores = affectedStores
+        return copy
+    }
+
+    /// The objects a dictionary fetch is computed from in memory: matching objects of one store,
+    /// saved state only, unsorted and unpaged (the dictionary rows are sorted and paged).
+    func objectsForDictionaries(in store: PersistentStore) -> FetchSpecification {
+        var copy = FetchSpecification(entityName: entityName, predicate: predicate)
+        copy.entity = entity
+        copy.resultClass = resultClass
+        copy.includesSubentities = includesSubentities
+        copy.includesPendingChanges = false
+        copy.affectedStores = [store]
+        return copy
+    }
+}
+
+/// A fetch as a store receives it: the request with its entity resolved.
+struct StoreFetch {
+    let request: FetchSpecification
+    let entity: EntityDescription
+    /// Entities whose rows qualify (the entity, and its descendants when subentities are included).
+    var entities: [EntityDescription] {
+        request.includesSubentities ? entity.selfAndDescendants : [entity]
+    }
+}
