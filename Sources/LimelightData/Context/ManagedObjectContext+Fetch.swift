@@ -29,6 +29,7 @@ extension ManagedObjectContext {
     /// `fetchObjects(_:)` with the ancestors' changes already asked for (`nil` in a root context).
     func fetchObjects(_ request: FetchSpecification, ancestors: AncestorChanges?) throws -> [ManagedObject] {
         let (entity, coordinator) = try resolve(request)
+        try request.checkSortKeys(in: entity)
         let pending = request.includesPendingChanges && hasPendingChanges(for: entity, request: request) || ancestors?.isEmpty == false
         let stores = coordinator.stores(for: request)
         let fetch = StoreFetch(request: request, entity: entity)

@@ -34,6 +34,7 @@ extension ManagedObjectContext {
 
     func fetchObjectIDs(_ request: FetchSpecification) throws -> [ManagedObjectID] {
         let (entity, coordinator) = try resolve(request)
+        try request.checkSortKeys(in: entity)
         let stores = coordinator.stores(for: request)
         let ancestors = ancestorChanges(for: entity, request)
         let pending = request.includesPendingChanges && hasPendingChanges(for: entity, request: request) || ancestors?.isEmpty == false

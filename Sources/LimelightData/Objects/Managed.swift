@@ -121,6 +121,12 @@ enum ManagedKeyCache {
         return index
     }
 
+    /// The name learned for the declaration whose key path equals `keyPath` (not by identity: a
+    /// key path written elsewhere is another object).
+    static func name(ofWrapped keyPath: AnyKeyPath) -> String? {
+        names.withLock { table in table.values.first { $0.wrapped == keyPath }?.name }
+    }
+
     /// The property's name: the one the declaration gives, or the Swift property's own, found
     /// by reflection (the wrapper's storage is the property's name with an underscore).
     static func name(storage: AnyKeyPath, in owner: ManagedObject) -> String {
@@ -186,6 +192,7 @@ enum ManagedValueBridge {
         if let empty = Data() as? Value { return empty }
         if let collectionType = Value.self as? ManagedCollectionMarker.Type, let empty = collectionType.make(from: []) as? Value { return empty }
         if let fallback = (Value.self as? ManagedDefaultValue.Type)?.managedDefaultValue as? Value { return fallback }
+        if let standIn = ManagedKeyPathNames.standIn(for: Value.self) { return standIn }
         // A getter cannot throw: a type with no fallback is a programming error, named here.
         preconditionFailure("@Managed property of type \(Value.self) has no value; declare it optional or conform \(Value.self) to ManagedDefaultValue")
     }

@@ -39,6 +39,23 @@ struct FetchSpecification: @unchecked Sendable {
         return resultClass.map { String(describing: $0) } ?? "no entity"
     }
 
+    /// Refuses sort keys that name no property of `entity` (or of the entities a key path's
+    /// to-ones lead to), as Core Data does, rather than leaving the results unsorted.
+    func checkSortKeys(in entity: EntityDescription) throws {
+        for descriptor in sortDescriptors {
+            var current: EntityDescription? = entity
+            for component in descriptor.key.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+                // Aggregates such as `@count` are checked where they are computed.
+                if component.hasPrefix("@") { break }
+                guard let here = current, let property = here.property(named: component) else {
+                    throw PersistenceError.invalidRequest(
+                        "the request for \(subject) sorts by '\(descriptor.key)', but \(current?.name ?? "its value") has no property '\(component)'")
+                }
+                current = (property as? RelationshipDescription)?.destinationEntity
+            }
+        }
+    }
+
     /// The same fetch without offset and limit, for merging with unsaved objects.
     func withoutPaging(keepPredicate: Bool = true) -> FetchSpecification {
         var copy = FetchSpecification(entityName: entityName, predicate: keepPredicate ? predicate : nil, sortDescriptors: sortDescriptors)

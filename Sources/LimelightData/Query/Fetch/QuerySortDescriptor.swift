@@ -18,4 +18,13 @@ public struct QuerySortDescriptor: Sendable, Equatable {
         self.ascending = ascending
         self.comparison = comparison
     }
+
+    /// Orders by the property a `@Managed` declaration stands for, as Core Data's
+    /// `NSSortDescriptor(keyPath:ascending:)`: `QuerySortDescriptor(keyPath: \Recipe.name)`. A key
+    /// path that is not one such declaration (a path through a relationship, a computed
+    /// property) keeps its printed form as the key, which the fetch then refuses by name; write
+    /// those with `key:` (`"author.name"`).
+    public init<Root: ManagedObject, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool = true, comparison: Comparison = .standard) {
+        self.init(key: ManagedKeyPathNames.name(of: keyPath) ?? "\(keyPath)", ascending: ascending, comparison: comparison)
+    }
 }

@@ -108,11 +108,13 @@ extension PredicateParser {
         return arguments[argumentIndex]
     }
 
-    /// The argument of a `%K`: a non-empty key path string.
+    /// The argument of a `%K`: a non-empty key path string, or a Swift key path to a `@Managed`
+    /// declaration (`\Recipe.name`), which Core Data code passes as `#keyPath(Recipe.name)`.
     mutating func keyPathArgument() throws -> String {
         let token = tokens[max(0, position - 1)]
         let argument = try nextArgument()
-        guard let path = argument as? String ?? (argument as? Substring).map(String.init), !path.isEmpty else {
+        let named = (argument as? AnyKeyPath).flatMap(ManagedKeyPathNames.name(of:))
+        guard let path = named ?? argument as? String ?? (argument as? Substring).map(String.init), !path.isEmpty else {
             throw PredicateParseError(format: lexer.format, offset: lexer.characterOffset(token.offset),
                                       found: argument.map { "\(type(of: $0)) \($0)" } ?? "nil",
                                       expected: "a key path string for %K (argument \(argumentIndex))")
