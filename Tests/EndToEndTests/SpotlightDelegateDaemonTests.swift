@@ -108,7 +108,9 @@ import Testing
         try coordinator.flushExternalRecords()
         // The status file may tell of the batch before a new reader of the index sees it.
         try h.waitUntil("the two private entries are kept out and the other found") {
-            (try Self.status(h)["keptOut"] as? Int) == 2 && (try h.searchCount("tomatoes")) == 1
+            let keptOut = try Self.status(h)["keptOut"] as? Int
+            let found = try h.searchCount("tomatoes")
+            return keptOut == 2 && found == 1
         }
         #expect(try h.searchCount("entity:Entry") == 1)
         h.stop(daemon)

@@ -50,3 +50,34 @@ final class Exposure: ManagedObject {
         }
     }
 }
+
+/// Predicates built in code, as Core Data code builds them with `NSCompoundPredicate`.
+@Suite struct CompoundPredicateTests {
+    @Test func compoundsBuiltInCodeMatchInSQLAndInMemory() throws {
+        let folder = try TemporaryFolder()
+        let context = try TypedFetchRequestTests.stack(folder)
+        let good = try QueryPredicate(format: "rating >= 4")
+        let ada = try QueryPredicate(format: "photographer.firstName == 'Ada'")
+        let cases: [(QueryPredicate, [String])] = [
+            (QueryPredicate(andPredicateWithSubpredicates: [good, ada]), ["Bridge"]),
+            (QueryPredicate(orPredicateWithSubpredicates: [good, ada]), ["Bridge", "Harbour", "Mountain"]),
+            (QueryPredicate(notPredicateWithSubpredicate: ada), ["Mountain"]),
+            (QueryPredicate(andPredicateWithSubpredicates: []), ["Bridge", "Harbour", "Mountain"]),
+            (QueryPredicate(orPredicateWithSubpredicates: []), []),
+            (QueryPredicate(value: true), ["Bridge", "Harbour", "Mountain"]),
+            (QueryPredicate(value: false), []),
+        ]
+        try context.performAndWait {
+            let photos = try context.fetch(Photo.fetchRequest())
+            for (predicate, expected) in cases {
+                let request = Photo.fetchRequest()
+                request.predicate = predicate
+                request.sortDescriptors = [QuerySortDescriptor(keyPath: \Photo.name)]
+                #expect(try context.fetch(request).compactMap(\.name) == expected, "\(predicate) in SQL")
+                let inMemory = try photos.filter { try predicate.evaluate(with: $0) }.compactMap(\.name).sorted()
+                #expect(inMemory == expected, "\(predicate) in memory")
+                #expect(try QueryPredicate(format: predicate.predicateFormat) == predicate || predicate.predicateFormat.hasSuffix("PREDICATE"))
+            }
+        }
+    }
+}

@@ -25,6 +25,28 @@ public indirect enum QueryPredicate: Equatable, CustomStringConvertible, @unchec
         self = try parser.parsePredicateToEnd()
     }
 
+    /// A predicate that is always `value`, Core Data's `NSPredicate(value:)`.
+    public init(value: Bool) {
+        self = value ? .truePredicate : .falsePredicate
+    }
+
+    /// All of `subpredicates`, as `NSCompoundPredicate(andPredicateWithSubpredicates:)`; true
+    /// when there are none.
+    public init(andPredicateWithSubpredicates subpredicates: [QueryPredicate]) {
+        self = .and(subpredicates)
+    }
+
+    /// Any of `subpredicates`, as `NSCompoundPredicate(orPredicateWithSubpredicates:)`; false
+    /// when there are none.
+    public init(orPredicateWithSubpredicates subpredicates: [QueryPredicate]) {
+        self = .or(subpredicates)
+    }
+
+    /// The opposite of `subpredicate`, as `NSCompoundPredicate(notPredicateWithSubpredicate:)`.
+    public init(notPredicateWithSubpredicate subpredicate: QueryPredicate) {
+        self = .not(subpredicate)
+    }
+
     /// The predicate as a format string that parses back to an equal predicate.
     public var predicateFormat: String { PredicatePrinter.format(self) }
     public var description: String { predicateFormat }

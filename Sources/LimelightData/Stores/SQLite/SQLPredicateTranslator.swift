@@ -108,6 +108,9 @@ struct SQLPredicateTranslator {
         case .falsePredicate: return "0"
         // SQL's NULL is "unknown"; predicates are two-valued, so unknown counts as false before NOT.
         case .not(let inner): return "NOT coalesce((" + (try condition(inner, scope, &bindings)) + "), 0)"
+        // Empty compounds (built in code) mean what they do in memory: AND of nothing holds, OR fails.
+        case .and(let parts) where parts.isEmpty: return "1"
+        case .or(let parts) where parts.isEmpty: return "0"
         case .and(let parts): return "(" + (try parts.map { try condition($0, scope, &bindings) }).joined(separator: " AND ") + ")"
         case .or(let parts): return "(" + (try parts.map { try condition($0, scope, &bindings) }).joined(separator: " OR ") + ")"
         case .comparison(let comparison): return try self.comparison(comparison, scope, &bindings)
