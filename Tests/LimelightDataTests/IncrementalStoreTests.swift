@@ -240,7 +240,7 @@ struct IncrementalStoreFailureTests {
             _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Product"))
             Issue.record("a fetch answered with a string went through")
         } catch {
-            #expect("\(error)".contains("execute(_:with:) answered a fetch of Product with String, not [ManagedObjectID]"), "\(error)")
+            #expect("\(error)".contains("execute(_:with:) answered a fetch of Product with String, not [ManagedObject] or [ManagedObjectID]"), "\(error)")
         }
         do {
             _ = try context.fetchDictionaries(FetchRequest<ManagedObject>(entityName: "Product"))

@@ -56,6 +56,7 @@ extension ManagedObjectContext {
             object.values = values
             object.insertedFlag = true
             registry.insertNew(object, id: id)
+            if readsIncrementalStores { noteRegistered(object) }
             insertedSet.insert(object)
             pendingInserted.insert(object)
             // The child keeps the object under this ID until the parent saves it.

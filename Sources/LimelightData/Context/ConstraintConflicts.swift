@@ -135,7 +135,7 @@ extension ManagedObjectContext {
         markUpdated(survivor)
         insertedSet.remove(object)
         pendingInserted.remove(object)
-        registry.remove(object)
+        unregister(object)
         object.insertedFlag = false
         object.managedObjectContext = nil
     }
@@ -143,9 +143,7 @@ extension ManagedObjectContext {
     /// A new object takes the identity of the saved `row`: it is that object now, changed, its
     /// values settled with the row's by the merge policy (as if it had read the row empty).
     private func become(_ object: ManagedObject, row: StoreRow, coordinator: PersistentStoreCoordinator) throws {
-        registry.remove(object)
-        object.objectID = row.id
-        registry.insert(object)
+        reregister(object, as: row.id)
         insertedSet.remove(object)
         object.insertedFlag = false
         object.updatedFlag = true
@@ -156,7 +154,7 @@ extension ManagedObjectContext {
             // The saved object's members stay, the new object's join them.
             if case .toMany(.loaded(let added)) = object.values[index],
                let relationship = object.entity.properties[index] as? RelationshipDescription {
-                var ids = RelatedIDs(try coordinator.withStores { try coordinator.store(for: row.id).relatedIDs(of: row.id, relationship: relationship) })
+                var ids = RelatedIDs(try askingStores(coordinator) { try coordinator.store(for: row.id).relatedIDs(of: row.id, relationship: relationship) })
                 for id in added { ids.insert(id) }
                 object.values[index] = .toMany(.loaded(ids))
             }

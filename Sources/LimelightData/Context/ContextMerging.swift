@@ -110,7 +110,7 @@ extension ManagedObjectContext {
             updatedSet.remove(object)
             deletedSet.remove(object)
             refresh(object, mergeChanges: false)
-            registry.remove(object)
+            unregister(object)
             object.managedObjectContext = nil
             object.deletedFlag = false
             changes.deleted.insert(object)

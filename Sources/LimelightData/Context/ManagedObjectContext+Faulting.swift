@@ -1,8 +1,12 @@
 import Foundation
 
 extension ManagedObjectContext {
-    /// Loads a fault's values from its store. A fault whose row is gone keeps empty values and the
-    /// problem is reported by the next save.
+    /// Loads a fault's values from its store (for an incremental store, its
+    /// `newValuesForObject(with:with:)`). A fault whose row is gone reads as deleted, or with
+    /// `shouldDeleteInaccessibleFaults` off stays a fault that the next save reports. A fault the
+    /// store fails to give values for (Core Data: a fault it cannot fulfil, an exception there)
+    /// stays a fault with empty values, asked for again when next touched; until it loads, the
+    /// next save fails naming it and the store's error.
     func fireFault(_ object: ManagedObject) {
         guard object.faultFlag else { return }
         if let row = object.cachedRow {
@@ -34,9 +38,11 @@ extension ManagedObjectContext {
             object.values = row.values
             object.committedValues = row.values
             object.storeVersion = row.version
+            if !unfulfilledFaults.isEmpty { unfulfilledFaults[object.objectID] = nil }
             object.awakeFromFetch()
         } catch {
-            recordProblem(ValidationFailure(object: object, key: nil, reason: "could not load: \(error)"))
+            object.faultFlag = true
+            unfulfilledFaults[object.objectID] = ValidationFailure(object: object, key: nil, reason: "the store could not fulfil the fault: \(error)")
         }
     }
 

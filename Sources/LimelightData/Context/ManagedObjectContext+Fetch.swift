@@ -33,14 +33,14 @@ extension ManagedObjectContext {
         let pending = request.includesPendingChanges && hasPendingChanges(for: entity, request: request) || ancestors?.isEmpty == false
         let stores = coordinator.stores(for: request)
         let fetch = StoreFetch(request: request, entity: entity)
-        if !request.includesPropertyValues, !pending, stores.count == 1, let store = stores.first, store.evaluatesPredicates {
+        if !request.includesPropertyValues, !pending, stores.count == 1, let store = stores.first, store.evaluatesPredicates, !store.fetchesFaults {
             let ids = try readingStores(coordinator) { try store.fetchIDs(fetch) }
             return ids.map { object(with: $0) }
         }
         // With a batch size, as in Core Data: the IDs now, the rows a batch at a time as the
         // objects are touched (faults that fire together).
         if request.fetchBatchSize > 0, request.relationshipKeyPathsForPrefetching.isEmpty, !pending, stores.count == 1,
-           let store = stores.first, store.evaluatesPredicates {
+           let store = stores.first, store.evaluatesPredicates, !store.fetchesFaults {
             let ids = try readingStores(coordinator) { try store.fetchIDs(fetch) }
             let siblings = FaultSiblings(ids: ids, batchSize: request.fetchBatchSize)
             return ids.enumerated().map { position, id in
@@ -58,7 +58,9 @@ extension ManagedObjectContext {
                 // Each row becomes an object as it is read, while it is still in the cache.
                 let storeFetch = whole ? StoreFetch(request: request.withoutPaging(keepPredicate: store.evaluatesPredicates), entity: entity) : fetch
                 let asFault = request.returnsObjectsAsFaults, refreshing = request.shouldRefreshRefetchedObjects
-                if let ancestors {
+                if store.fetchesFaults {
+                    objects += try fetchFaults(from: store, storeFetch, ancestors: ancestors, asFault: asFault, refreshing: refreshing)
+                } else if let ancestors {
                     try store.fetchRows(storeFetch) { row in
                         guard let row = ancestors.adjusted(row) else { return }
                         objects.append(register(row: row, asFault: asFault, refreshing: refreshing))

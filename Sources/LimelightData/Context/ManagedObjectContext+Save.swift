@@ -9,7 +9,7 @@ extension ManagedObjectContext {
     /// `PersistenceError.conflict` naming the objects.
     public func save() throws {
         processPendingChanges()
-        guard hasChanges || !problems.isEmpty else { return }
+        guard hasChanges || !problems.isEmpty || !unfulfilledFaults.isEmpty else { return }
         guard let coordinator = persistentStoreCoordinator else { throw PersistenceError.noStore("the context has no coordinator") }
 
         // The three sets never share an object: each is walked as it is, with no union built.
@@ -20,7 +20,7 @@ extension ManagedObjectContext {
         if computeDerivedAttributes(coordinator) { processPendingChanges() }
         post(.willSave, ContextChanges(inserted: insertedSet, updated: updatedSet, deleted: deletedSet))
 
-        var failures = problems
+        var failures = problems + unfulfilledFaults.values.sorted { $0.description < $1.description }
         for object in insertedSet {
             failures += Validation.failures(of: object)
             failures += hookFailures(object) { try $0.validateForInsert() }
@@ -98,7 +98,7 @@ extension ManagedObjectContext {
             }
         }
         try describeForSpotlight(&batches)
-        try coordinator.withStores {
+        try askingStores(coordinator) {
             for index in batches.indices where !batches[index].changes.isEmpty {
                 let store = batches[index].store
                 if store.isReadOnly { throw PersistenceError.store(path: store.url?.path ?? "store", reason: "the store is read-only") }
@@ -181,7 +181,7 @@ extension ManagedObjectContext {
     /// undoing the deletion brings it back).
     func clearSavedChanges(deleted: Set<ManagedObject>) {
         for object in deleted {
-            registry.remove(object)
+            unregister(object)
             object.managedObjectContext = nil
             object.deletedFlag = false
             object.committedValues = nil
@@ -190,6 +190,7 @@ extension ManagedObjectContext {
         updatedSet = []
         deletedSet = []
         problems = []
+        unfulfilledFaults = [:]
         assignedStores = [:]
     }
 
@@ -214,7 +215,7 @@ extension ManagedObjectContext {
     /// Drops every unsaved change: new objects go, changed and deleted ones get their saved values.
     public func rollback() {
         for object in insertedSet {
-            registry.remove(object)
+            unregister(object)
             object.insertedFlag = false
             object.managedObjectContext = nil
         }
@@ -230,13 +231,16 @@ extension ManagedObjectContext {
         pendingUpdated = []
         pendingDeleted = []
         problems = []
+        unfulfilledFaults = [:]
         undoManager?.removeAllActions()
     }
 
-    /// Forgets every object; unsaved changes are lost.
+    /// Forgets every object; unsaved changes are lost. Incremental stores hear that the context
+    /// lets go of their objects.
     public func reset() {
         advanceQueryGeneration()
         rollback()
+        unregisterAll()
         for object in registeredObjects { object.managedObjectContext = nil }
         registry.removeAll()
     }
@@ -249,7 +253,7 @@ extension ManagedObjectContext {
         guard !temporary.isEmpty else { return }
         // One request per store, for all of its objects at once.
         var batches: [StoreBatch] = []
-        try coordinator.withStores {
+        try askingStores(coordinator) {
             var router = SaveRouter(coordinator: coordinator, assignments: assignedStores)
             for object in temporary {
                 let index = try router.batch(forNew: object, in: &batches)
@@ -264,9 +268,7 @@ extension ManagedObjectContext {
         var remapped: [PermanentIDMapping] = []
         for batch in batches {
             for (object, permanent) in zip(batch.insertedObjects, batch.permanentIDs) where object.objectID.isTemporaryID {
-                registry.remove(object)
-                object.objectID = permanent
-                registry.insert(object)
+                reregister(object, as: permanent)
             }
             remapped.append(PermanentIDMapping(snapshots: batch.changes.inserted, permanent: batch.permanentIDs))
         }

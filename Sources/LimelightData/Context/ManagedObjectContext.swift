@@ -77,6 +77,14 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// as Core Data's `shouldDeleteInaccessibleFaults` (default `true`); `false` makes the next
     /// save fail naming the object instead.
     public var shouldDeleteInaccessibleFaults = true
+    /// Whether the context has read through a coordinator with an incremental store: from then on
+    /// it tells such stores which of their objects it holds (`StoreRegistrations`).
+    @exclusivity(unchecked) var readsIncrementalStores = false
+    /// IDs registered meanwhile, while a fetch collects them to tell their stores at once.
+    var pendingRegistrations: [ManagedObjectID]?
+    /// Faults whose store could not give their values, by ID: reported by the next save unless
+    /// they fire after all (`fireFault`).
+    var unfulfilledFaults: [ManagedObjectID: ValidationFailure] = [:]
     /// New objects given a store with `assign(_:to:)`, by temporary ID, until they are saved.
     var assignedStores: [ManagedObjectID: PersistentStore] = [:]
     /// What the context's objects hold to reach it.
@@ -97,6 +105,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     deinit {
+        unregisterAll()
         // Objects that outlive the context then read `nil` as their context.
         objectReference.context = nil
     }
@@ -152,6 +161,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         // A new object is a fault only in a child, where its parent has its values.
         object.faultFlag = !id.isTemporaryID || parentContext != nil
         registry.insertNew(object, id: id)
+        if readsIncrementalStores { noteRegistered(object) }
         return object
     }
 
@@ -160,6 +170,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         if let object = registry.object(for: id), !object.faultFlag, !object.inaccessibleFlag { return object }
         guard persistentStoreCoordinator != nil else { throw PersistenceError.noStore("the context has no coordinator") }
         guard let row = try sourceRows(for: [id]).first else { throw PersistenceError.objectNotFound(id) }
+        if !unfulfilledFaults.isEmpty { unfulfilledFaults[id] = nil }
         return register(row: row)
     }
 
@@ -220,7 +231,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Takes a departing object out of the registry.
     func objectDidGo(_ object: ManagedObject) {
-        registry.remove(object)
+        unregister(object)
     }
 
     func recordProblem(_ failure: ValidationFailure) {

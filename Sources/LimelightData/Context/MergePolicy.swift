@@ -27,7 +27,7 @@ extension ManagedObjectContext {
     func settleConflicts(_ ids: [ManagedObjectID], coordinator: PersistentStoreCoordinator) throws {
         for id in ids {
             guard let object = registry.object(for: id) else { continue }
-            let row = try coordinator.withStores { try coordinator.store(for: id).rows(for: [id]).first }
+            let row = try askingStores(coordinator) { try coordinator.store(for: id).rows(for: [id]).first }
             guard let row else {
                 guard mergePolicy == .rollback || mergePolicy == .mergeByPropertyStoreTrump else {
                     throw PersistenceError.conflict(objects: [id])
@@ -35,7 +35,7 @@ extension ManagedObjectContext {
                 insertedSet.remove(object)
                 updatedSet.remove(object)
                 deletedSet.remove(object)
-                registry.remove(object)
+                unregister(object)
                 object.managedObjectContext = nil
                 object.deletedFlag = false
                 continue

@@ -103,11 +103,7 @@ extension ManagedObjectContext {
         var mapping: [ManagedObjectID: ManagedObjectID] = [:]
         for (temporary, permanent) in pairs {
             mapping[temporary] = permanent
-            if let object = registry.object(for: temporary) {
-                registry.remove(object)
-                object.objectID = permanent
-                registry.insert(object)
-            }
+            if let object = registry.object(for: temporary) { reregister(object, as: permanent) }
         }
         retireLentIDs(mapping)
         remapRegisteredObjects(with: mapping)

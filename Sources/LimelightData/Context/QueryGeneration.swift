@@ -128,10 +128,11 @@ extension ManagedObjectContext {
         return generation
     }
 
-    /// Reads the stores as `withStores` does, at the context's query generation when it has one.
+    /// Reads the stores as this context's request (`askingStores`), at the context's query
+    /// generation when it has one.
     func readingStores<T>(_ coordinator: PersistentStoreCoordinator, _ body: () throws -> T) throws -> T {
-        guard requestedGeneration != nil else { return try coordinator.withStores(body) }
-        return try coordinator.withStores {
+        guard requestedGeneration != nil else { return try askingStores(coordinator, body) }
+        return try askingStores(coordinator) {
             guard let generation = try pinnedGeneration(coordinator) else { return try body() }
             return try generation.reading(coordinator, body)
         }

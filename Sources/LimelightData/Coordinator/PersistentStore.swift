@@ -166,6 +166,15 @@ open class PersistentStore: @unchecked Sendable {
     }
     /// Only the IDs of the matching objects, in the request's order; no values are read.
     func fetchIDs(_ request: StoreFetch) throws -> [ManagedObjectID] { try fetchRows(request).map(\.id) }
+    /// Whether a fetch is answered with objects of the asking context that are faults, each asking
+    /// the store for its values when it fires (`fetchFaults`), rather than with rows: incremental
+    /// stores, as in Core Data.
+    var fetchesFaults: Bool { false }
+    /// For a store that `fetchesFaults`: the matching objects, in the request's order, registered
+    /// in `context`.
+    func fetchFaults(_ request: StoreFetch, into context: ManagedObjectContext) throws -> [ManagedObject] {
+        try fetchIDs(request).map { context.object(with: $0) }
+    }
     func rows(for ids: [ManagedObjectID]) throws -> [StoreRow] { [] }
     /// The saved object of `entity`'s inheritance tree whose `properties` hold `values` (a
     /// uniqueness constraint's), if there is one. Stores that do not keep constraints say none.

@@ -13,6 +13,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     var mergingContexts: [WeakContext] = []
     /// Watchers of the stores added with `StoreOption.remoteChangeNotificationPost`, by store.
     var remoteChangeWatchers: [ObjectIdentifier: StoreFileWatcher] = [:]
+    /// Whether an `IncrementalStore` is among the stores: only then do reads name the asking
+    /// context and contexts tell stores which objects they hold. Under the lock.
+    private(set) var hasIncrementalStores = false
+    /// The context whose read or save the stores are serving, while one is (under the lock): what
+    /// an incremental store hands its subclass as `context`.
+    var askingContext: ManagedObjectContext?
 
     /// Uses `model`, which becomes immutable.
     public init(managedObjectModel model: ManagedObjectModel) throws {
@@ -67,6 +73,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 }
             }
             persistentStores.append(store)
+            hasIncrementalStores = hasIncrementalStores || store is IncrementalStore
         }
         if options[StoreOption.remoteChangeNotificationPost] as? Bool == true {
             do {
@@ -104,6 +111,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             remoteChangeWatchers.removeValue(forKey: ObjectIdentifier(store))?.stop()
             store.close()   // closing finishes the store's pending marker work first
             persistentStores.removeAll { $0 === store }
+            hasIncrementalStores = persistentStores.contains { $0 is IncrementalStore }
         }
     }
 

@@ -117,7 +117,10 @@ extension ManagedObject {
             // to-many is read again on every access.
             var siblings: FaultSiblings?
             for (position, object) in objects.enumerated() where objects.count > 1 && FaultSiblings.canAdopt(object) {
-                if siblings == nil { siblings = FaultSiblings(ids: ids.ids, source: .init(owner: objectID, relationship: relationship)) }
+                if siblings == nil {
+                    guard context.batchesFaults(throughToManyOf: objectID) else { break }
+                    siblings = FaultSiblings(ids: ids.ids, source: .init(owner: objectID, relationship: relationship))
+                }
                 siblings?.adopt(object, at: position)
             }
             return relationship.isOrdered ? objects as Any : Set(objects) as Any

@@ -56,6 +56,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// updates (Core Data's objects-did-change does the same), where earlier ones are part of
     /// the insertion.
     @exclusivity(unchecked) var insertionAnnounced = false
+    /// Whether the object's incremental store was told that its context holds it
+    /// (`managedObjectContextDidRegisterObjects(with:)`), and so must be told when it lets go.
+    @exclusivity(unchecked) var announcedToStore = false
 
     /// Creates an object of `entity`, inserted into `context` when one is given.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {

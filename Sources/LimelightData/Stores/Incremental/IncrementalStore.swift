@@ -6,20 +6,41 @@ import Foundation
 /// A subclass implements:
 /// - `loadMetadata()`: reads or makes the store's metadata (`setMetadata(_:)` with at least
 ///   `NSStoreUUID`) when the store is added;
-/// - `execute(_:with:)`: a `FetchRequest<FetchRequestResult>` answered with the matching objects' IDs
-///   (`[ManagedObjectID]`, in the request's order, the predicate, sorting and paging applied by
-///   the store), the count (`Int`) for `.count` results, or `[[String: Any]]` for `.dictionary`
-///   results; a `SaveChangesRequest` written all at once, or a thrown error;
-/// - `newValuesForObject(with:with:)`: one object's values, as an `IncrementalStoreNode`;
-/// - `newValue(forRelationship:forObjectWith:with:)`: a to-many the node left out (or a to-one).
+/// - `execute(_:with:)`: a `FetchRequest<FetchRequestResult>` answered (the predicate, sorting and paging applied by
+///   the store, in the request's order) with the matching objects, made with
+///   `context.object(with:)` as in Core Data, or just their IDs (`[ManagedObjectID]`): either way
+///   they reach the application as faults; the count (`Int`) for `.count` results, the IDs for
+///   `.managedObjectID` results, `[[String: Any]]` for `.dictionary` results; a
+///   `SaveChangesRequest` written all at once, or a thrown error;
+/// - `newValuesForObject(with:with:)`: one object's values, as an `IncrementalStoreNode`, asked
+///   for when the object's fault fires (a property is first read), and again only after the
+///   object was refreshed. Throw `PersistenceError.objectNotFound` for an object the store no
+///   longer has;
+/// - `newValue(forRelationship:forObjectWith:with:)`: a relationship the node left out, asked for
+///   when that relationship is first used (a to-many) or when the object's fault fires (a to-one).
+///
+/// Every `context` argument is the context that asks, as in Core Data. A context tells the store
+/// which objects it holds, with `managedObjectContextDidRegisterObjects(with:)` and
+/// `managedObjectContextDidUnregisterObjects(with:)`, so the store can count who needs which
+/// records. A save first asks `newValuesForObject` for each changed and deleted object: a node
+/// whose `version` differs from the one the object was read at is a conflict, settled by the
+/// context's merge policy as for any store.
 ///
 /// Objects are known by the store's reference objects (`newObjectID(for:referenceObject:)`,
 /// `referenceObject(for:)`); new ones get theirs from `obtainPermanentIDs(for:)` before their save
 /// reaches the store. Register the class for a store type of its own, as for `AtomicStore`.
 ///
-/// Departures from Core Data: a fetch is answered with IDs, not with managed objects, and the
-/// context arguments are nil (the framework makes the objects in the asking context itself); the
-/// values of fetched objects are asked for at once, not when each fault fires.
+/// Departures from Core Data:
+/// - a fault whose values the store cannot give (it throws) does not raise an exception: the
+///   object stays a fault with empty values, asked for again when touched, and until it loads the
+///   context's next save fails naming it and the store's error (`existingObject(with:)` and
+///   `fireFaults(_:)` throw that error at once); `PersistenceError.objectNotFound` makes it an
+///   inaccessible fault, as a row gone from an SQLite store (`shouldDeleteInaccessibleFaults`);
+/// - a to-one the node leaves out is asked for when the object's fault fires, not when the
+///   relationship is first read (Core Data discourages leaving them out);
+/// - relationships named in `relationshipKeyPathsForPrefetching` are read at fetch time, with the
+///   values of the objects they reach;
+/// - objects a child context holds only through its parent's unsaved changes are not announced.
 open class IncrementalStore: PersistentStore, RegistrableStore, @unchecked Sendable {
     var references = ReferenceObjectKeys()
 
@@ -37,12 +58,14 @@ open class IncrementalStore: PersistentStore, RegistrableStore, @unchecked Senda
         throw PersistenceError.invalidRequest("\(Self.self) does not override loadMetadata(), which an IncrementalStore subclass must")
     }
 
-    /// Answers a fetch or writes a save (see the class's description for what to return).
+    /// Answers a fetch or writes a save for `context` (see the class's description for what to
+    /// return).
     open func execute(_ request: any PersistentStoreRequest, with context: ManagedObjectContext?) throws -> Any {
         throw PersistenceError.invalidRequest("\(Self.self) does not override execute(_:with:), which an IncrementalStore subclass must")
     }
 
-    /// The saved values of one object; throw when the store does not have it.
+    /// The saved values of one object, asked for when its fault fires in `context`; throw
+    /// `PersistenceError.objectNotFound` when the store does not have it.
     open func newValuesForObject(with objectID: ManagedObjectID, with context: ManagedObjectContext?) throws -> IncrementalStoreNode {
         throw PersistenceError.invalidRequest("\(Self.self) does not override newValuesForObject(with:with:), which an IncrementalStore subclass must")
     }
@@ -53,6 +76,16 @@ open class IncrementalStore: PersistentStore, RegistrableStore, @unchecked Senda
                        with context: ManagedObjectContext?) throws -> Any? {
         throw PersistenceError.invalidRequest("\(Self.self) does not override newValue(forRelationship:forObjectWith:with:), which an IncrementalStore subclass must")
     }
+
+    /// Called when a context starts holding objects of the store: once per object and context, the
+    /// objects of one fetch in one call. With `managedObjectContextDidUnregisterObjects(with:)`, a
+    /// store can count who holds each record; does nothing unless overridden.
+    open func managedObjectContextDidRegisterObjects(with objectIDs: [ManagedObjectID]) {}
+
+    /// Called when a context lets go of objects it registered (released, deleted and saved, reset,
+    /// or the context gone; not when they merely turn into faults); does nothing unless
+    /// overridden.
+    open func managedObjectContextDidUnregisterObjects(with objectIDs: [ManagedObjectID]) {}
 
     /// Permanent IDs for new objects, before their save reaches `execute(_:with:)`. The default
     /// gives each the next unused integer reference of its inheritance tree.
@@ -111,17 +144,26 @@ open class IncrementalStore: PersistentStore, RegistrableStore, @unchecked Senda
     }
 
     override var needsPermanentIDsBeforeSave: Bool { true }
+    override var fetchesFaults: Bool { true }
+
+    /// The context whose request the store is serving, handed to the subclass's methods.
+    var askingContext: ManagedObjectContext? { persistentStoreCoordinator?.askingContext }
+
+    override func fetchFaults(_ fetch: StoreFetch, into context: ManagedObjectContext) throws -> [ManagedObject] {
+        try objects(in: execute(request(fetch, as: .managedObject), with: context), for: fetch, into: context)
+    }
 
     override func fetchRows(_ fetch: StoreFetch) throws -> [StoreRow] {
-        try fetchIDs(fetch).map(row)
+        let context = askingContext
+        return try fetchIDs(fetch).compactMap { try row($0, context: context) }
     }
 
     override func fetchIDs(_ fetch: StoreFetch) throws -> [ManagedObjectID] {
-        try ids(in: execute(request(fetch, as: .managedObjectID), with: nil), for: fetch)
+        try ids(in: execute(request(fetch, as: .managedObjectID), with: askingContext), for: fetch)
     }
 
     override func fetchCount(_ fetch: StoreFetch) throws -> Int {
-        switch try execute(request(fetch, as: .count), with: nil) {
+        switch try execute(request(fetch, as: .count), with: askingContext) {
         case let count as Int: return count
         case let counts as [Int]: return counts.first ?? 0
         case let other: return try ids(in: other, for: fetch).count
@@ -129,18 +171,21 @@ open class IncrementalStore: PersistentStore, RegistrableStore, @unchecked Senda
     }
 
     override func fetchDictionaries(_ fetch: StoreFetch) throws -> [[String: Any]] {
-        guard let rows = try execute(request(fetch, as: .dictionary), with: nil) as? [[String: Any]] else {
+        guard let rows = try execute(request(fetch, as: .dictionary), with: askingContext) as? [[String: Any]] else {
             throw PersistenceError.invalidRequest("\(type) store: execute(_:with:) answered a dictionary fetch of \(fetch.entity.name) with no [[String: Any]]")
         }
         return rows
     }
 
+    /// The rows of a fault or faults firing: one `newValuesForObject` each; an object the store
+    /// says it no longer has has no row, as a row gone from an SQLite store.
     override func rows(for ids: [ManagedObjectID]) throws -> [StoreRow] {
-        try ids.map(row)
+        let context = askingContext
+        return try ids.compactMap { try row($0, context: context) }
     }
 
     override func relatedIDs(of id: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
-        let value = try newValue(forRelationship: relationship, forObjectWith: id, with: nil)
+        let value = try newValue(forRelationship: relationship, forObjectWith: id, with: askingContext)
         return relationship.isToMany ? Self.destinations(value) : Self.destination(value).map { [$0] } ?? []
     }
 
@@ -167,7 +212,9 @@ open class IncrementalStore: PersistentStore, RegistrableStore, @unchecked Senda
                 updated.insert(object)
             }
         }
-        _ = try execute(SaveChangesRequest(inserting: inserted, updating: updated, deleting: deleted), with: nil)
+        let context = askingContext
+        try checkVersions(of: changes, context: context)
+        _ = try execute(SaveChangesRequest(inserting: inserted, updating: updated, deleting: deleted), with: context)
         return changes.inserted.map(\.id)
     }
 }

@@ -1,13 +1,18 @@
 import Foundation
 
 /// One object's saved values as an `IncrementalStore` hands them over, as Core Data's
-/// `NSIncrementalStoreNode`: by property name, an attribute's value in its Swift type, a to-one
-/// as the destination's `ManagedObjectID` (or nil), a to-many as `[ManagedObjectID]` or
-/// `Set<ManagedObjectID>` when the store has them at hand. A to-many left out is asked for when
-/// it is first used (`newValue(forRelationship:forObjectWith:with:)`).
+/// `NSIncrementalStoreNode`: by property name, an attribute's value in its Swift type (missing:
+/// nil), a to-one as the destination's `ManagedObjectID` (`NSNull` for none), a to-many as
+/// `[ManagedObjectID]` or `Set<ManagedObjectID>` when the store has them at hand. A relationship
+/// left out is asked for with `newValue(forRelationship:forObjectWith:with:)`: a to-many when it
+/// is first used, a to-one when the object's fault fires.
 public final class IncrementalStoreNode: @unchecked Sendable {
     public let objectID: ManagedObjectID
-    /// The object's optimistic-locking version: a save that read an older one is a conflict.
+    /// The object's optimistic-locking version, counted as Core Data counts an SQLite row's: 1 when
+    /// the object is first saved, one more with every save that changes it. A context that read
+    /// the object at one version and saves it when the store's node has another has a conflict;
+    /// after its own save it counts one more, so a store whose versions do not move that way
+    /// makes the context's next save of the object conflict.
     public private(set) var version: UInt64
     private var values: [String: Any]
 
@@ -17,7 +22,8 @@ public final class IncrementalStoreNode: @unchecked Sendable {
         self.version = version
     }
 
-    /// Replaces the values and the version.
+    /// Replaces the values and the version, for a store that keeps its nodes and brings them up
+    /// to date (after a save, or when its source changed).
     public func update(withValues values: [String: Any], version: UInt64) {
         self.values = values
         self.version = version
