@@ -163,6 +163,21 @@ import Testing
         #expect(try count(context, "Tag") == 2)
     }
 
+    @Test func insertingTakesNullAsNoValueAndConvertsOtherNumbers() throws {
+        let folder = try TemporaryFolder()
+        let context = try Self.populated(folder)
+        let objects: [[String: Any]] = [["title": NSNull(), "rank": 5], ["title": "double", "rank": 2.0], ["title": "flag", "rank": true],
+                                        ["title": "text" as Substring]]
+        let request = BatchInsertRequest(entityName: "Note", objects: objects)
+        request.resultType = .objectIDs
+        let ids = try #require(try context.execute(request).objectIDs)
+        let notes = try ids.map { try context.existingObject(with: $0) }
+        #expect(notes.map { $0.value(forKey: "title") as? String } == [nil, "double", "flag", "text"])
+        #expect(notes.map { $0.value(forKey: "rank") as? Int64 } == [5, 2, 1, 0])
+        #expect { try context.execute(BatchInsertRequest(entityName: "Note", objects: [["rank": 2.5]])) } throws: { "\($0)".contains("no Integer 64 for 'rank'") }
+        #expect { try context.execute(BatchInsertRequest(entityName: "Note", objects: [["rank": NSNull()]])) } throws: { "\($0)".contains("'rank' is required") }
+    }
+
     @Test func markerFilesFollowAndOtherStoresRefuse() throws {
         let folder = try TemporaryFolder()
         let markers = MarkerTests()

@@ -39,6 +39,22 @@ struct EntityPredicateTests {
         #expect(try names("entity == %@", [manager], in: context) == ["Bo", "Ed"])
     }
 
+    @Test func objectIDsOfMixedRowsEachNameTheirOwnEntity() throws {
+        let folder = try TemporaryFolder()
+        let context = try TestStack.context(model: Self.model(), at: folder.file("people.sqlite"))
+        let entities = ["Person", "Manager", "Manager", "Director", "Person", "Person", "Director", "Manager"]
+        for (index, entity) in entities.enumerated() {
+            try context.insertNewObject(forEntityName: entity).setValue("p\(index)", forKey: "name")
+        }
+        try context.save()
+        context.reset()
+        let ids = try context.fetchObjectIDs(FetchRequest(entityName: "Person", sortDescriptors: [QuerySortDescriptor(key: "name")]))
+        #expect(ids.map(\.entity.name) == entities)
+        #expect(try ids.map { try context.existingObject(with: $0).value(forKey: "name") as? String } == entities.indices.map { "p\($0)" })
+        let managers = try context.fetchObjectIDs(FetchRequest(entityName: "Manager", sortDescriptors: [QuerySortDescriptor(key: "name")]))
+        #expect(managers.map(\.entity.name) == ["Manager", "Manager", "Director", "Director", "Manager"])
+    }
+
     @Test func aPropertyNamedEntityIsThatProperty() throws {
         let item = EntityDescription(name: "Item", properties: [AttributeDescription(name: "entity", type: .string)])
         let context = try TestStack.context(model: ManagedObjectModel(entities: [item]), at: nil)

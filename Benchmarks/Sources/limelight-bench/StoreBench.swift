@@ -76,20 +76,26 @@ struct StoreBench {
         }
     }
 
-    /// Insert + save: each side in turn, `repeats` times, so drift on a busy machine hits both.
-    func insert() throws -> Measure {
+    /// Insert + save, and the same rows through a batch insert: each side in turn, `repeats`
+    /// times, so drift on a busy machine hits all of them.
+    func insert() throws -> [Measure] {
         let count = workspace.scaled(50_000)
-        var ours: [Double] = [], raw: [Double] = [], grdb: [Double] = []
+        var ours: [Double] = [], batch: [Double] = [], raw: [Double] = [], grdb: [Double] = []
         for _ in 0..<workspace.repeats {
             ours.append(try limelightInsert(count))
+            batch.append(try limelightBatchInsert(count))
             raw.append(try rawInsert(count))
             grdb.append(try grdbInsert(count))
         }
-        return Self.againstRawAndGRDB("insert + save \(count) objects × 10 Integer 64", ours: ours, raw: raw, grdb: grdb)
+        return [
+            Self.againstRawAndGRDB("insert + save \(count) objects × 10 Integer 64", ours: ours, raw: raw, grdb: grdb),
+            Self.againstRaw("insert \(count) objects × 10 Integer 64 with `BatchInsertRequest`", ours: batch, raw: raw, grdb: grdb),
+        ]
     }
 
     /// Fetch every row and read all ten attributes, from one store made by Limelight: by key
-    /// (`value(forKey:)`), and through a subclass's typed `@Managed` properties.
+    /// (`value(forKey:)`), through a subclass's typed `@Managed` properties, and as dictionaries;
+    /// and fetch every row's object ID, beside raw SQLite and GRDB reading the primary keys.
     func fetch() throws -> [Measure] {
         let count = workspace.scaled(200_000)
         let url = workspace.root.appendingPathComponent("fetch.sqlite")
@@ -103,7 +109,8 @@ struct StoreBench {
             try context.save()
         }
         var ours: [Double] = [], typed: [Double] = [], raw: [Double] = [], grdb: [Double] = []
-        var checks: Set<Int64> = []
+        var dictionaries: [Double] = [], ids: [Double] = [], rawIDs: [Double] = [], grdbIDs: [Double] = []
+        var checks: Set<Int64> = [], keyChecks: Set<Int64> = []
         ManagedObjectClassRegistry.shared.register(BenchRow.self, as: "BenchRow")
         for _ in 0..<workspace.repeats {
             let context = try Self.context(url, model: Self.model(indexed: false))
@@ -127,7 +134,17 @@ struct StoreBench {
                 }
                 checks.insert(sum)
             })
+            let fastContext = try Self.context(url, model: Self.model(indexed: false))
+            let (dictionaryTime, dictionarySum) = try Self.limelightDictionaries(fastContext)
+            dictionaries.append(dictionaryTime)
+            checks.insert(dictionarySum)
+            let (idTime, idSum) = try Self.limelightObjectIDs(fastContext)
+            ids.append(idTime)
+            keyChecks.insert(idSum)
             let db = try RawDatabase(url.path)
+            let (rawIDTime, rawIDSum) = try Self.rawPrimaryKeys(db)
+            rawIDs.append(rawIDTime)
+            keyChecks.insert(rawIDSum)
             raw.append(try seconds {
                 let select = try db.prepare("SELECT ZV0, ZV1, ZV2, ZV3, ZV4, ZV5, ZV6, ZV7, ZV8, ZV9 FROM ZROW")
                 var sum: Int64 = 0
@@ -139,12 +156,19 @@ struct StoreBench {
                 let rows = try pool.read { db in try GRDBFetchRow.fetchAll(db) }
                 checks.insert(rows.reduce(0) { $0 &+ $1.sum })
             })
+            let (grdbIDTime, grdbIDSum) = try Self.grdbPrimaryKeys(pool)
+            grdbIDs.append(grdbIDTime)
+            keyChecks.insert(grdbIDSum)
         }
         // Every reader must have seen the same rows, or the figures compare different work.
         guard checks.count == 1 else { throw BenchError("fetch: readers disagree on the rows' sum: \(checks)") }
+        let expectedKeys = Int64(count) * Int64(count + 1) / 2
+        guard keyChecks == [expectedKeys] else { throw BenchError("fetch: primary keys' sums \(keyChecks), expected \(expectedKeys)") }
         return [
             Self.againstRawAndGRDB("fetch \(count) objects, read 10 attributes by key", ours: ours, raw: raw, grdb: grdb),
             Self.againstRawAndGRDB("fetch \(count) objects, read 10 `@Managed` properties", ours: typed, raw: raw, grdb: grdb),
+            Self.againstRaw("fetch \(count) rows as dictionaries (10 attributes)", ours: dictionaries, raw: raw, grdb: grdb),
+            Self.againstRaw("fetch \(count) object IDs (raw: `SELECT Z_PK`)", ours: ids, raw: rawIDs, grdb: grdbIDs),
         ]
     }
 

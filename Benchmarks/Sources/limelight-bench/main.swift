@@ -15,7 +15,7 @@ if let missing = Recoll.missing { notes.append("recoll skipped: \(missing)") }
 if wanted("store") {
     let bench = StoreBench(workspace: workspace)
     progress("insert")
-    measures.append(try bench.insert())
+    measures += try bench.insert()
     progress("fetch")
     measures += try bench.fetch()
 }

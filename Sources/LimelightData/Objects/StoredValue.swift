@@ -37,6 +37,12 @@ enum StoredValue {
         self = _openExistential(value, do: classifyStoredValue)
     }
 
+    /// Classifies a value that is there, such as a dictionary's: wrapping it in an optional for
+    /// `init(_:)` would copy it through the runtime first.
+    init(present value: Any) {
+        self = _openExistential(value, do: classifyStoredValue)
+    }
+
     /// The value as `Any`, as the public API hands it out.
     @usableFromInline
     var value: Any? {

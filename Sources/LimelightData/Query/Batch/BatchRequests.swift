@@ -135,37 +135,21 @@ extension ManagedObjectContext {
     public func execute(_ request: BatchInsertRequest) throws -> BatchResult {
         let (entity, coordinator) = try resolve(FetchSpecification(entityName: request.entityName))
         guard !entity.isAbstract else { throw PersistenceError.invalidRequest("batch insert: \(entity.name) is abstract") }
+        // Which slots each dictionary gave matters only to an upsert, which merges those.
+        let constraints = UniquenessConstraint.all(of: entity)
+        let rows = BatchInsertRows(entity: entity)
         var snapshots: [ObjectSnapshot] = []
         var given: [[Int]] = []
         snapshots.reserveCapacity(request.objectsToInsert.count)
         for (row, dictionary) in request.objectsToInsert.enumerated() {
-            var values = entity.emptyValues
-            var slots: [Int] = []
-            for (index, value) in entity.layout.initialValues { values[index] = value }
-            for (key, value) in dictionary {
-                guard let index = entity.index(of: key), let attribute = entity.properties[index] as? AttributeDescription, !attribute.isTransient else {
-                    throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): '\(key)' is not a stored attribute")
-                }
-                let given: Any? = value is NSNull ? nil : value
-                let stored = AttributeValueCoercion.coerce(StoredValue(given), to: attribute.attributeType) ?? StoredValue(given)
-                guard stored.isNull || AttributeValueCoercion.isCanonical(stored, for: attribute.attributeType) else {
-                    throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): \(type(of: value)) is no \(attribute.attributeType.rawValue) for '\(key)'")
-                }
-                values[index] = stored
-                slots.append(index)
-            }
-            given.append(slots)
-            for case let attribute as AttributeDescription in entity.properties where !attribute.isOptional && !attribute.isTransient {
-                if let index = entity.index(of: attribute.name), values[index].isNull {
-                    throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): '\(attribute.name)' is required")
-                }
-            }
+            var slots: [Int]? = constraints.isEmpty ? nil : []
+            let values = try rows.values(of: dictionary, row: row, given: &slots)
+            if let slots { given.append(slots) }
             snapshots.append(ObjectSnapshot(id: ManagedObjectID(temporaryFor: entity), values: values, version: 0, changed: []))
         }
         guard !snapshots.isEmpty else { return BatchResult(status: true, count: 0, objectIDs: request.resultType == .objectIDs ? [] : nil) }
         let inserted = try coordinator.withStores {
             let store = try Self.sqliteStore(coordinator.store(forNew: entity))
-            let constraints = UniquenessConstraint.all(of: entity)
             guard constraints.isEmpty else {
                 return try upsert(snapshots, given: given, entity: entity, constraints: constraints, store: store)
             }

@@ -105,24 +105,73 @@ extension SQLiteStore {
             bindings += [.integer(Int64(request.fetchLimit > 0 ? request.fetchLimit : -1)), .integer(Int64(request.fetchOffset))]
         }
 
-        var results: [[String: Any]] = []
-        try db().query(sql, bindings) { statement in
-            var row: [String: Any] = [:]
-            var position: Int32 = 0
-            for column in selected {
-                if column.sql.count == 2 {
-                    if sqlite3_column_type(statement, position) != SQLITE_NULL,
-                       let entity = schema.entitiesByNumber[Int(sqlite3_column_int64(statement, position + 1))] {
-                        row[column.key] = objectID(entity: entity, primaryKey: sqlite3_column_int64(statement, position))
-                    }
-                } else if let value = dictionaryValue(SQLiteValue(statement: statement, column: position), column: column) {
-                    row[column.key] = value
-                }
-                position += Int32(column.sql.count)
+        // What each column reads, worked out once: a row then costs SQLite's reads and the
+        // dictionary's values, not a copy of each column's description.
+        var readers: [ColumnReader] = []
+        var position: Int32 = 0
+        for column in selected {
+            if column.sql.count == 2 {
+                readers.append(.objectID(position))
+            } else if let attribute = column.readAs {
+                readers.append(.attribute(position, attribute.attributeType))
+            } else {
+                readers.append(.plain(position))
             }
-            results.append(row)
+            position += Int32(column.sql.count)
+        }
+        let schema = self.schema
+        let attributes = selected.map(\.readAs)
+        var results: [[String: Any]] = []
+        // The plan refuses a key given twice, the one thing a template cannot hold.
+        guard let template = DictionaryRowTemplate(keys: selected.map(\.key)) else {
+            throw PersistenceError.invalidRequest("a dictionary fetch of \(fetch.entity.name) names a result key twice")
+        }
+        try db().query(sql, bindings) { statement in
+            results.append(template.row { column in value(column, readers: readers, attributes: attributes, statement: statement, schema: schema) })
         }
         return results
+    }
+
+    /// How a dictionary fetch reads one selected value from its row.
+    enum ColumnReader {
+        /// An object ID from a primary key and the entity number in the next column.
+        case objectID(Int32)
+        /// A value read as its attribute's Swift type. (The attribute itself is kept beside the
+        /// readers: a reference in the case would be retained and released for every value.)
+        case attribute(Int32, AttributeType)
+        /// A value in SQLite's own type (an expression of no known type).
+        case plain(Int32)
+    }
+
+    /// Selected value number `column` of the current row. The column's attribute is looked up only
+    /// when it is needed, since reading it from the array retains and releases it.
+    @inline(__always)
+    private func value(_ column: Int, readers: [ColumnReader], attributes: [AttributeDescription?], statement: OpaquePointer,
+                       schema: SQLiteSchema) -> Any? {
+        switch readers[column] {
+        case .objectID(let position):
+            guard sqlite3_column_type(statement, position) != SQLITE_NULL,
+                  let entity = schema.entitiesByNumber[Int(sqlite3_column_int64(statement, position + 1))] else { return nil }
+            return objectID(entity: entity, primaryKey: sqlite3_column_int64(statement, position))
+        case .attribute(let position, let type):
+            // The common pairs of column and attribute type straight from SQLite, as a fetch of
+            // objects reads them; the others through `SQLiteValue`.
+            if let common = SQLiteValueMapping.commonValue(statement, column: position, type: type) { return common.value }
+            guard let attribute = attributes[column] else { return nil }
+            return SQLiteValueMapping.swiftValue(SQLiteValue(statement: statement, column: position), for: attribute, external: externalBinaryData)
+        case .plain(let position):
+            return Self.plainValue(SQLiteValue(statement: statement, column: position))
+        }
+    }
+
+    private static func plainValue(_ value: SQLiteValue) -> Any? {
+        switch value {
+        case .null: return nil
+        case .integer(let integer): return integer
+        case .real(let real): return real
+        case .text(let text): return text
+        case .blob(let data): return data
+        }
     }
 
     private func sqlColumn(_ column: DictionaryColumn, plan: DictionaryPlan, translator: inout SQLPredicateTranslator,
@@ -169,16 +218,5 @@ extension SQLiteStore {
             throw PersistenceError.invalidRequest("relationship \(relationship.name) has no destination entity")
         }
         return String(schema.number(of: destination))
-    }
-
-    func dictionaryValue(_ value: SQLiteValue, column: SelectedColumn) -> Any? {
-        if let attribute = column.readAs { return SQLiteValueMapping.swiftValue(value, for: attribute, external: externalBinaryData) }
-        switch value {
-        case .null: return nil
-        case .integer(let integer): return integer
-        case .real(let real): return real
-        case .text(let text): return text
-        case .blob(let data): return data
-        }
     }
 }
