@@ -48,10 +48,10 @@ struct EntityPredicateTests {
         }
         try context.save()
         context.reset()
-        let ids = try context.fetchObjectIDs(FetchRequest(entityName: "Person", sortDescriptors: [QuerySortDescriptor(key: "name")]))
+        let ids = try context.fetchObjectIDs(FetchRequest<ManagedObject>(entityName: "Person", sortDescriptors: [QuerySortDescriptor(key: "name")]))
         #expect(ids.map(\.entity.name) == entities)
         #expect(try ids.map { try context.existingObject(with: $0).value(forKey: "name") as? String } == entities.indices.map { "p\($0)" })
-        let managers = try context.fetchObjectIDs(FetchRequest(entityName: "Manager", sortDescriptors: [QuerySortDescriptor(key: "name")]))
+        let managers = try context.fetchObjectIDs(FetchRequest<ManagedObject>(entityName: "Manager", sortDescriptors: [QuerySortDescriptor(key: "name")]))
         #expect(managers.map(\.entity.name) == ["Manager", "Manager", "Director", "Director", "Manager"])
     }
 

@@ -35,29 +35,26 @@ extension StoreBench {
         return elapsed
     }
 
-    /// Every row as a dictionary of the ten attributes (`resultType = .dictionary` with
+    /// Every row as a dictionary of the ten attributes (a `FetchRequest<[String: Any]>` with
     /// `propertiesToFetch`), each value read back by its key; returns the time and the values' sum.
     static func limelightDictionaries(_ context: ManagedObjectContext) throws -> (Double, Int64) {
         var sum: Int64 = 0
         let elapsed = try seconds {
-            let request = FetchRequest(entityName: "Row")
-            request.resultType = .dictionary
+            let request = FetchRequest<[String: Any]>(entityName: "Row")
             request.propertiesToFetch = columns
-            for row in try context.fetchDictionaries(request) {
+            for row in try context.fetch(request) {
                 for key in columns { sum &+= row[key] as? Int64 ?? 0 }
             }
         }
         return (elapsed, sum)
     }
 
-    /// Every row's object ID (`resultType = .managedObjectID`); returns the time and the sum of
+    /// Every row's object ID (a `FetchRequest<ManagedObjectID>`); returns the time and the sum of
     /// their primary keys, which the raw peer sums from `Z_PK`.
     static func limelightObjectIDs(_ context: ManagedObjectContext) throws -> (Double, Int64) {
         var sum: Int64 = 0
         let elapsed = try seconds {
-            let request = FetchRequest(entityName: "Row")
-            request.resultType = .managedObjectID
-            for id in try context.fetchObjectIDs(request) { sum &+= id.primaryKey ?? 0 }
+            for id in try context.fetch(FetchRequest<ManagedObjectID>(entityName: "Row")) { sum &+= id.primaryKey ?? 0 }
         }
         return (elapsed, sum)
     }
