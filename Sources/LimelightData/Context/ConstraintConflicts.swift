@@ -136,6 +136,7 @@ extension ManagedObjectContext {
         insertedSet.remove(object)
         pendingInserted.remove(object)
         registry.remove(object)
+        retainedObjects?.remove(object)
         object.insertedFlag = false
         object.managedObjectContext = nil
     }

@@ -116,6 +116,36 @@ enum Validation {
         return bound == bound.rounded() ? String(Int64(bound)) : String(bound)
     }
 
+    /// The model's rules for one value of `object`'s property `key`, as `validateValue(_:forKey:)`
+    /// checks them: the attribute's type, whether it is required, its bounds and its pattern, or a
+    /// relationship's kind, whether it is required and its count.
+    static func failures(forValue value: Any?, key: String, of object: ManagedObject) -> [ValidationFailure] {
+        guard let property = object.entity.property(named: key) else {
+            return [ValidationFailure(object: object, key: key, reason: "entity \(object.entity.name) has no property '\(key)'")]
+        }
+        if let attribute = property as? AttributeDescription { return check(attribute, value: value, object: object) }
+        guard let relationship = property as? RelationshipDescription else { return [] }
+        guard let slot = ManagedObject.relationshipSlot(value, toMany: relationship.isToMany) else {
+            return [ValidationFailure(object: object, key: key,
+                reason: "expected \(relationship.isToMany ? "a set of objects" : "an object"), got \(type(of: value!))")]
+        }
+        let count: Int
+        switch slot {
+        case .objectID: count = 1
+        case .toMany(.loaded(let ids)): count = ids.count
+        default: count = 0
+        }
+        if !relationship.isOptional && count == 0 { return [ValidationFailure(object: object, key: key, reason: "a value is required")] }
+        guard relationship.isToMany, count > 0 || !relationship.isOptional else { return [] }
+        if relationship.minCount > 0 && count < relationship.minCount {
+            return [ValidationFailure(object: object, key: key, reason: "has \(count) objects, fewer than the minimum \(relationship.minCount)")]
+        }
+        if relationship.maxCount > 0 && count > relationship.maxCount {
+            return [ValidationFailure(object: object, key: key, reason: "has \(count) objects, more than the maximum \(relationship.maxCount)")]
+        }
+        return []
+    }
+
     /// Deny rules: an object may not be deleted while a Deny relationship still has objects.
     static func deleteFailures(of object: ManagedObject) -> [ValidationFailure] {
         guard let context = object.managedObjectContext else { return [] }

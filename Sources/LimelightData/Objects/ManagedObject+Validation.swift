@@ -1,0 +1,22 @@
+extension ManagedObject {
+    /// What `validateForInsert()` and `validateForUpdate()` check when called by the application
+    /// (a save checks the same itself): the model's rules and every `validateValue(_:forKey:)`.
+    func validateAsSaved() throws {
+        guard let context = managedObjectContext else {
+            // Without a context there is no graph to count relationships in: attributes only.
+            var failures: [ValidationFailure] = []
+            for (index, property) in entity.properties.enumerated() where property is AttributeDescription {
+                failures += Validation.failures(forValue: values[index].value, key: property.name, of: self)
+            }
+            if !failures.isEmpty { throw ValidationError(failures: failures) }
+            return
+        }
+        guard !context.isValidatingForSave else { return }
+        if faultFlag { context.fireFault(self) }
+        // The model's rules once: the hooks `Validation` calls leave them alone meanwhile.
+        context.isValidatingForSave = true
+        defer { context.isValidatingForSave = false }
+        let failures = Validation.failures(of: self)
+        if !failures.isEmpty { throw ValidationError(failures: failures) }
+    }
+}
