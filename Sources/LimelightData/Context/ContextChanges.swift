@@ -204,16 +204,20 @@ extension ManagedObjectContext {
         undoManager?.closeGroup()
         let changes = ContextChanges(inserted: pendingInserted, updated: pendingUpdated.subtracting(pendingInserted),
                                      deleted: pendingDeleted)
-        // The values the next event's changes are measured from (`changedValuesForCurrentEvent`):
-        // a shared reference to each changed object's array.
+        // The values the next event's changes are measured from (`changedValuesForCurrentEvent`),
+        // each a shared reference to a changed object's array: taken now, given to the objects
+        // once observers have seen this event's changes (which they ask the objects for).
+        var eventValues: [(object: ManagedObject, values: [StoredValue])] = []
+        eventValues.reserveCapacity(pendingInserted.count + pendingUpdated.count)
         for object in pendingInserted where object.insertedFlag {
             object.insertionAnnounced = true
-            object.eventValues = object.values
+            eventValues.append((object, object.values))
         }
-        for object in pendingUpdated { object.eventValues = object.values }
+        for object in pendingUpdated { eventValues.append((object, object.values)) }
         pendingInserted = []
         pendingUpdated = []
         pendingDeleted = []
         if !changes.isEmpty { post(.objectsDidChange, changes) }
+        for (object, values) in eventValues { object.eventValues = values }
     }
 }

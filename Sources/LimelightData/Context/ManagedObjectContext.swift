@@ -165,7 +165,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Runs `block` on the context's queue and returns its result, as Core Data's
     /// `perform(schedule:_:)`: with `.immediate` (the default) a caller already on the queue
     /// (a main-queue context's caller on the main thread) runs it at once.
-    public func perform<T: Sendable>(schedule: ScheduledTaskType = .immediate, _ block: @escaping @Sendable () throws -> T) async throws -> T {
+    // On the caller's executor (`nonsending`), so a caller on the main actor is on a main-queue
+    // context's queue here too.
+    public nonisolated(nonsending) func perform<T: Sendable>(schedule: ScheduledTaskType = .immediate,
+                                                             _ block: @escaping @Sendable () throws -> T) async throws -> T {
         if schedule == .immediate, isOnQueue { return try block() }
         return try await withCheckedThrowingContinuation { continuation in
             queue.async {

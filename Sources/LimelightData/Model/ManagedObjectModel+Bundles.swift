@@ -76,9 +76,13 @@ extension ManagedObjectModel {
         let extensions: Set<String> = ["momd", "mom", "xcdatamodeld", "xcdatamodel"]
         var files: [URL] = []
         for bundle in bundles {
-            let folder = bundle.resourceURL ?? bundle.bundleURL
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            files += names.sorted().filter { extensions.contains(($0 as NSString).pathExtension) }.map { folder.appendingPathComponent($0) }
+            // A bundle's resources, or the folder itself for a flat bundle (as SwiftPM builds them).
+            var folders = [bundle.bundleURL.standardizedFileURL]
+            if let resources = bundle.resourceURL?.standardizedFileURL, resources != folders[0] { folders.insert(resources, at: 0) }
+            for folder in folders {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+                files += names.sorted().filter { extensions.contains(($0 as NSString).pathExtension) }.map { folder.appendingPathComponent($0) }
+            }
         }
         return files
     }
