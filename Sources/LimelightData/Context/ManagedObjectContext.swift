@@ -89,8 +89,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public var stalenessInterval: TimeInterval = -1 {
         didSet { if stalenessInterval >= 0 { rowReadTimes.startIfNeeded() } else { rowReadTimes.stop() } }
     }
-    /// When fault rows were read, kept while `stalenessInterval` is not negative.
-    var rowReadTimes = RowReadTimes()
+    /// When fault rows were read, kept while `stalenessInterval` is not negative. Read for every
+    /// fault made and fired, without the run-time exclusivity check (no access overlaps another).
+    @exclusivity(unchecked) var rowReadTimes = RowReadTimes()
     /// Whether the context keeps every registered object alive (Core Data's
     /// `retainsRegisteredObjects`). By default only objects with unsaved changes are kept, and an
     /// unchanged object goes as soon as nothing else holds it; with `true` every object stays
@@ -109,19 +110,22 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// in Core Data) or only when the context saves (`false`: until then its related objects keep
     /// pointing at it, and cascades wait). Core Data runs them at the end of the event in which
     /// the object was deleted; with no event loop to end an event, they run here as it is deleted.
-    public var propagatesDeletesAtEndOfEvent = true
+    // This and the next two are read for every delete or save: without the run-time exclusivity
+    // check, as none of their accesses overlaps another.
+    @exclusivity(unchecked) public var propagatesDeletesAtEndOfEvent = true
     /// Objects deleted while `propagatesDeletesAtEndOfEvent` was off, whose rules wait for a save.
-    var unpropagatedDeletes: [ManagedObject] = []
+    @exclusivity(unchecked) var unpropagatedDeletes: [ManagedObject] = []
     /// Objects whose store version is checked by the next save although they are unchanged
     /// (`detectConflicts(for:)`).
-    var conflictCheckedObjects: Set<ManagedObject> = []
+    @exclusivity(unchecked) var conflictCheckedObjects: Set<ManagedObject> = []
     /// Snapshot events an undo or redo caused, delivered to the objects when it is done.
     var snapshotEvents: [ObjectIdentifier: (object: ManagedObject, events: SnapshotEventType)] = [:]
     /// Changes announced with `willChangeValue(forKey:)` and not yet ended by `didChangeValue`.
     var openChanges: [OpenChange] = []
     /// While a save validates its objects: `validateValue(_:forKey:)` and `validateForInsert()`
-    /// then leave the model's rules to the save, which checks them itself.
-    var isValidatingForSave = false
+    /// then leave the model's rules to the save, which checks them itself. Read for every value a
+    /// save validates through a subclass's hook, without the run-time exclusivity check.
+    @exclusivity(unchecked) var isValidatingForSave = false
     /// New objects given a store with `assign(_:to:)`, by temporary ID, until they are saved.
     var assignedStores: [ManagedObjectID: PersistentStore] = [:]
     /// What the context's objects hold to reach it.
@@ -259,7 +263,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     func take(_ row: StoreRow, into object: ManagedObject, asFault: Bool = false, refreshing: Bool = false) {
         if object.faultFlag && asFault {
             object.cachedRow = row
-            if rowReadTimes.isOn { rowReadTimes.noteRead(of: object) }
+            if rowReadTimes.isOn { noteRowRead(of: object) }
         } else if object.faultFlag {
             object.cachedRow = nil
             object.values = row.values
@@ -287,8 +291,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Takes a departing object out of the registry.
     func objectDidGo(_ object: ManagedObject) {
         registry.remove(object)
-        if rowReadTimes.isOn { rowReadTimes.forget(object) }
+        if rowReadTimes.isOn { forgetRowRead(of: object) }
     }
+
+    // Out of line: what `stalenessInterval` costs stays out of the paths that do not use it.
+    @inline(never) private func noteRowRead(of object: ManagedObject) { rowReadTimes.noteRead(of: object) }
+    @inline(never) private func forgetRowRead(of object: ManagedObject) { rowReadTimes.forget(object) }
 
     func recordProblem(_ failure: ValidationFailure) {
         problems.append(failure)

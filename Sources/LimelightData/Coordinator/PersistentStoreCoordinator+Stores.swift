@@ -62,6 +62,13 @@ extension PersistentStoreCoordinator {
         }
     }
 
+    /// What the marker file at `url` says (entity, store UUID and path, model path, object URI),
+    /// as Core Data's `elementsDerived(fromExternalRecordAt:)`, typed rather than in a dictionary:
+    /// `ExternalRecordPath.decode(_:)` for a marker inside a registered records folder.
+    public static func elementsDerived(fromExternalRecordAt url: URL) throws -> ExternalRecordElements {
+        try ExternalRecordPath.decode(url.path)
+    }
+
     /// Runs `block` on the coordinator's queue, holding its stores, without waiting: Core Data's
     /// `perform(_:)`, for work on the stores themselves (their metadata, adding and removing them).
     public func perform(_ block: @escaping @Sendable () -> Void) {

@@ -2,6 +2,8 @@ extension ManagedObject {
     /// What `validateForInsert()` and `validateForUpdate()` check when called by the application
     /// (a save checks the same itself): the model's rules and every `validateValue(_:forKey:)`.
     func validateAsSaved() throws {
+        // A save calls this for every new or changed object of a subclass: it checks the rules itself.
+        if contextIsValidatingForSave { return }
         guard let context = managedObjectContext else {
             // Without a context there is no graph to count relationships in: attributes only.
             var failures: [ValidationFailure] = []
@@ -11,7 +13,6 @@ extension ManagedObject {
             if !failures.isEmpty { throw ValidationError(failures: failures) }
             return
         }
-        guard !context.isValidatingForSave else { return }
         if faultFlag { context.fireFault(self) }
         // The model's rules once: the hooks `Validation` calls leave them alone meanwhile.
         context.isValidatingForSave = true

@@ -18,6 +18,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         set { contextReference = newValue?.objectReference }
     }
     @exclusivity(unchecked) private var contextReference: ContextReference?
+    /// Whether the object's context is validating a save (`ManagedObjectContext.isValidatingForSave`),
+    /// read without taking a reference to the context: the validation hooks ask for every value.
+    var contextIsValidatingForSave: Bool { contextReference?.context?.isValidatingForSave ?? false }
 
     // The state below is read and written for every value of every object: its accesses skip
     // the run-time exclusivity check (none of them overlaps another; all run on the context's queue).
@@ -215,7 +218,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// rules of your own (a save calls it for every property of a subclass's objects); a save
     /// checks the model's rules itself, so `super` then has nothing left to do.
     open func validateValue(_ value: Any?, forKey key: String) throws {
-        guard managedObjectContext?.isValidatingForSave != true else { return }
+        guard !contextIsValidatingForSave else { return }
         if let failure = Validation.failures(forValue: value, key: key, of: self).first { throw failure }
     }
     /// Checks the whole object as a save of it as a new object would (the model's rules and
@@ -226,7 +229,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     open func validateForUpdate() throws { try validateAsSaved() }
     /// Checks that the object may be deleted (Deny rules), throwing a `ValidationError` if not.
     open func validateForDelete() throws {
-        guard managedObjectContext?.isValidatingForSave != true else { return }
+        guard !contextIsValidatingForSave else { return }
         let failures = Validation.deleteFailures(of: self)
         if !failures.isEmpty { throw ValidationError(failures: failures) }
     }
