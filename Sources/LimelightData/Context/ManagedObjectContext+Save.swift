@@ -23,10 +23,6 @@ extension ManagedObjectContext {
         if computeDerivedAttributes(coordinator) { processPendingChanges() }
         post(.willSave, ContextChanges(inserted: insertedSet, updated: updatedSet, deleted: deletedSet))
 
-        // The model's rules are checked here, once: the objects' own hooks, called below, leave
-        // them alone meanwhile (`ManagedObject.validateValue(_:forKey:)`).
-        isValidatingForSave = true
-        defer { isValidatingForSave = false }
         var failures = problems
         for object in insertedSet {
             failures += Validation.failures(of: object)
@@ -41,7 +37,6 @@ extension ManagedObjectContext {
             failures += hookFailures(object) { try $0.validateForDelete() }
         }
         guard failures.isEmpty else { throw ValidationError(failures: failures) }
-        isValidatingForSave = false
         if let parent {
             saveIntoParent(parent)
             advanceQueryGeneration()
@@ -147,6 +142,9 @@ extension ManagedObjectContext {
     private func hookFailures(_ object: ManagedObject, _ hook: (ManagedObject) throws -> Void) -> [ValidationFailure] {
         // `ManagedObject`'s own hooks accept everything: only subclasses need them called.
         guard type(of: object) != ManagedObject.self else { return [] }
+        // The save checks the model's rules itself: `super`'s hooks leave them alone meanwhile.
+        object.isUnderValidation = true
+        defer { object.isUnderValidation = false }
         do {
             try hook(object)
             return []

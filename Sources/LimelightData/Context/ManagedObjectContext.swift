@@ -83,9 +83,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// How old, in seconds, the row a fault was fetched with may be when the fault fires, as Core
     /// Data's `stalenessInterval`: negative (the default) uses it however old it is, 0 never uses
     /// it (every fault reads its store), a positive interval reads the store again for a row
-    /// older than that. Rows come with faults a fetch returns (`returnsObjectsAsFaults`); objects
-    /// whose values are loaded are not affected, and a fault without a row (an object refreshed,
-    /// or made with `object(with:)`) reads its store whatever the interval.
+    /// older than that. Rows come with faults a fetch returns (`returnsObjectsAsFaults`; rows
+    /// prefetched through relationships count as stale); objects whose values are loaded are not
+    /// affected, and a fault without a row (an object refreshed, or made with `object(with:)`)
+    /// reads its store whatever the interval.
     public var stalenessInterval: TimeInterval = -1 {
         didSet { if stalenessInterval >= 0 { rowReadTimes.startIfNeeded() } else { rowReadTimes.stop() } }
     }
@@ -122,10 +123,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var snapshotEvents: [ObjectIdentifier: (object: ManagedObject, events: SnapshotEventType)] = [:]
     /// Changes announced with `willChangeValue(forKey:)` and not yet ended by `didChangeValue`.
     var openChanges: [OpenChange] = []
-    /// While a save validates its objects: `validateValue(_:forKey:)` and `validateForInsert()`
-    /// then leave the model's rules to the save, which checks them itself. Read for every value a
-    /// save validates through a subclass's hook, without the run-time exclusivity check.
-    @exclusivity(unchecked) var isValidatingForSave = false
     /// New objects given a store with `assign(_:to:)`, by temporary ID, until they are saved.
     var assignedStores: [ManagedObjectID: PersistentStore] = [:]
     /// What the context's objects hold to reach it.
@@ -263,7 +260,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
     func take(_ row: StoreRow, into object: ManagedObject, asFault: Bool = false, refreshing: Bool = false) {
         if object.faultFlag && asFault {
             object.cachedRow = row
-            if rowReadTimes.isOn { noteRowRead(of: object) }
         } else if object.faultFlag {
             object.cachedRow = nil
             object.values = row.values
@@ -295,7 +291,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     // Out of line: what `stalenessInterval` costs stays out of the paths that do not use it.
-    @inline(never) private func noteRowRead(of object: ManagedObject) { rowReadTimes.noteRead(of: object) }
     @inline(never) private func forgetRowRead(of object: ManagedObject) { rowReadTimes.forget(object) }
 
     func recordProblem(_ failure: ValidationFailure) {

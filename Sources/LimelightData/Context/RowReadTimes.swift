@@ -3,8 +3,9 @@ import Dispatch
 /// When the rows that faults carry were read, for `stalenessInterval`.
 ///
 /// Kept only while the interval is not negative: with the default, nothing is timed and a fetch
-/// does no work for it. A fault whose time is not known (its row came while timing was off) counts
-/// as stale, so turning the interval on never lets a fault use a row older than it allows.
+/// does no work for it. A fetch notes the time it started for the faults it returns. A fault whose
+/// time is not known (its row came while timing was off, or by a way that does not note it, such
+/// as prefetching) counts as stale, so no fault ever uses a row older than the interval allows.
 struct RowReadTimes {
     private(set) var isOn = false
     /// By object: when its row was read, in nanoseconds of uptime.
@@ -17,15 +18,18 @@ struct RowReadTimes {
         times = [:]
     }
 
-    /// Notes that `object`'s row was read now.
-    mutating func noteRead(of object: ManagedObject) {
-        times[ObjectIdentifier(object)] = DispatchTime.now().uptimeNanoseconds
+    /// Now, as the times are kept.
+    static var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    /// Notes that the rows the faults among `objects` carry were read at `time` (`now`).
+    mutating func noteRead(of objects: [ManagedObject], at time: UInt64) {
+        for object in objects where object.faultFlag && object.cachedRow != nil { times[ObjectIdentifier(object)] = time }
     }
 
     /// Whether the row `object` carries is at most `interval` seconds old; forgets its time.
     mutating func takeIsFresh(_ object: ManagedObject, within interval: Double) -> Bool {
         guard let read = times.removeValue(forKey: ObjectIdentifier(object)), interval > 0 else { return false }
-        let age = Double(DispatchTime.now().uptimeNanoseconds &- read) / 1_000_000_000
+        let age = Double(Self.now &- read) / 1_000_000_000
         return age <= interval
     }
 

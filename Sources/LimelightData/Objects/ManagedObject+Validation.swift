@@ -3,7 +3,7 @@ extension ManagedObject {
     /// (a save checks the same itself): the model's rules and every `validateValue(_:forKey:)`.
     func validateAsSaved() throws {
         // A save calls this for every new or changed object of a subclass: it checks the rules itself.
-        if contextIsValidatingForSave { return }
+        if isUnderValidation { return }
         guard let context = managedObjectContext else {
             // Without a context there is no graph to count relationships in: attributes only.
             var failures: [ValidationFailure] = []
@@ -14,9 +14,6 @@ extension ManagedObject {
             return
         }
         if faultFlag { context.fireFault(self) }
-        // The model's rules once: the hooks `Validation` calls leave them alone meanwhile.
-        context.isValidatingForSave = true
-        defer { context.isValidatingForSave = false }
         let failures = Validation.failures(of: self)
         if !failures.isEmpty { throw ValidationError(failures: failures) }
     }

@@ -18,9 +18,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         set { contextReference = newValue?.objectReference }
     }
     @exclusivity(unchecked) private var contextReference: ContextReference?
-    /// Whether the object's context is validating a save (`ManagedObjectContext.isValidatingForSave`),
-    /// read without taking a reference to the context: the validation hooks ask for every value.
-    var contextIsValidatingForSave: Bool { contextReference?.context?.isValidatingForSave ?? false }
 
     // The state below is read and written for every value of every object: its accesses skip
     // the run-time exclusivity check (none of them overlaps another; all run on the context's queue).
@@ -64,6 +61,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// updates (Core Data's objects-did-change does the same), where earlier ones are part of
     /// the insertion.
     @exclusivity(unchecked) var insertionAnnounced = false
+    /// While the framework checks the model's rules on the object and calls its validation hooks
+    /// (a save, or `validateForInsert()`): `ManagedObject`'s own hooks then leave the rules to it.
+    /// A flag of the object's, read for every value: the hooks are called for each of them.
+    @exclusivity(unchecked) var isUnderValidation = false
 
     /// Creates an object of `entity`, inserted into `context` when one is given.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
@@ -218,7 +219,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// rules of your own (a save calls it for every property of a subclass's objects); a save
     /// checks the model's rules itself, so `super` then has nothing left to do.
     open func validateValue(_ value: Any?, forKey key: String) throws {
-        guard !contextIsValidatingForSave else { return }
+        guard !isUnderValidation else { return }
         if let failure = Validation.failures(forValue: value, key: key, of: self).first { throw failure }
     }
     /// Checks the whole object as a save of it as a new object would (the model's rules and
@@ -229,7 +230,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     open func validateForUpdate() throws { try validateAsSaved() }
     /// Checks that the object may be deleted (Deny rules), throwing a `ValidationError` if not.
     open func validateForDelete() throws {
-        guard !contextIsValidatingForSave else { return }
+        guard !isUnderValidation else { return }
         let failures = Validation.deleteFailures(of: self)
         if !failures.isEmpty { throw ValidationError(failures: failures) }
     }
