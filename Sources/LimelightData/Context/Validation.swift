@@ -14,9 +14,8 @@ enum Validation {
         // `ManagedObject`'s own hook accepts everything: only subclasses need it called.
         let hasHook = type(of: object) != ManagedObject.self
         // The rules are checked here: the hooks' `super` calls leave them alone meanwhile.
-        let wasUnderValidation = object.isUnderValidation
-        object.isUnderValidation = true
-        defer { object.isUnderValidation = wasUnderValidation }
+        if hasHook { object.isUnderValidation = true }
+        defer { if hasHook { object.isUnderValidation = false } }
         for (index, property) in object.entity.properties.enumerated() {
             let kind = kinds[index]
             if kind == .fetched { continue }
