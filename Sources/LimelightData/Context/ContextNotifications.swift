@@ -6,7 +6,8 @@ extension ManagedObjectContext {
     /// Posted when the context processed changes (`processPendingChanges()`, a save, an undo, a
     /// merge): user info `inserted`, `updated`, `deleted`, each a `Set<ManagedObject>`.
     public static let didChangeObjectsNotification = Notification.Name("NSObjectsChangedInManagingContextNotification")
-    /// Posted before a save writes; no user info.
+    /// Posted before a save writes, with the objects it is about to write under `inserted`,
+    /// `updated` and `deleted` (Core Data's has no user info).
     public static let willSaveObjectsNotification = Notification.Name("NSManagingContextWillSaveChangesNotification")
     /// Posted after a save wrote: user info `inserted`, `updated`, `deleted`, each a
     /// `Set<ManagedObject>`, the saving context's objects.

@@ -52,7 +52,8 @@ extension PersistentStoreCoordinator {
     /// writes the file there, as Core Data's `setURL(_:for:)` does for atomic stores. Returns
     /// `false`, changing nothing, for a store not added here and for other kinds: an SQLite
     /// store's connection, write-ahead log, support folder and markers belong to its file (move
-    /// one with `migratePersistentStore(_:to:options:type:)`).
+    /// one with `migratePersistentStore(_:to:options:type:)`). Call it while no context saves to
+    /// the store.
     @discardableResult
     public func setURL(_ url: URL, for store: PersistentStore) -> Bool {
         withStores {
