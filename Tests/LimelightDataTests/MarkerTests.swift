@@ -93,6 +93,7 @@ import Testing
         #expect(elements.storeIdentifier == store.identifier)
         #expect(elements.storeURL.path == url.standardizedFileURL.path)
         #expect(elements.objectURI == note.objectID.uriRepresentation())
+        #expect(try PersistentStoreCoordinator.elementsDerived(fromExternalRecordAt: marker) == elements)
         let reader = try ExternalRecordReader(markerPath: marker.path)
         #expect(try reader.object().value(forKey: "title") as? String == "Salsa")
         let attributes = try FileManager.default.attributesOfItem(atPath: marker.path)

@@ -6,6 +6,8 @@ struct ChildSave {
     var inserted: [(id: ManagedObjectID, values: [StoredValue])] = []
     var updated: [(id: ManagedObjectID, values: [StoredValue], changed: [Int])] = []
     var deleted: [ManagedObjectID] = []
+    /// Objects given to the child's `detectConflicts(for:)`: the parent checks them when it saves.
+    var locked: [ManagedObjectID] = []
 }
 
 extension ManagedObjectContext {
@@ -21,11 +23,13 @@ extension ManagedObjectContext {
         save.inserted = inserted.map { ($0.objectID, $0.values) }
         save.updated = updated.map { ($0.objectID, $0.values, Self.changedSlots(of: $0)) }
         save.deleted = deleted.map(\.objectID)
+        save.locked = conflictCheckedObjects.filter { !$0.hasChanges && !$0.objectID.isTemporaryID }.map(\.objectID)
         parent.performAndWait { parent.takeChildSave(save, from: self) }
 
         for saved in [inserted, updated] {
             for object in saved {
                 object.committedValues = object.values
+                object.eventValues = nil
                 object.insertedFlag = false
                 object.updatedFlag = false
             }
@@ -57,6 +61,7 @@ extension ManagedObjectContext {
             object.insertedFlag = true
             registry.insertNew(object, id: id)
             if readsIncrementalStores { noteRegistered(object) }
+            if retainedObjects != nil { retainedObjects?.insert(object) }
             insertedSet.insert(object)
             pendingInserted.insert(object)
             // The child keeps the object under this ID until the parent saves it.
@@ -87,6 +92,7 @@ extension ManagedObjectContext {
                 deletedSet.insert(object)
             }
         }
+        for id in save.locked { detectConflicts(for: object(with: id)) }
         processPendingChanges()
         let saved = SavedObjectIDs(inserted: save.inserted.map(\.id), updated: save.updated.map(\.id), deleted: save.deleted)
         childrenMerge(saved, except: child)

@@ -136,6 +136,7 @@ extension ManagedObjectContext {
         insertedSet.remove(object)
         pendingInserted.remove(object)
         unregister(object)
+        retainedObjects?.remove(object)
         object.insertedFlag = false
         object.managedObjectContext = nil
     }

@@ -19,12 +19,6 @@ public struct ContextChanges {
 }
 
 extension ManagedObjectContext {
-    /// Notification names posted on `NotificationCenter.default` with the context as object and
-    /// userInfo keys `inserted`, `updated`, `deleted` (each a `Set<ManagedObject>`).
-    public static let objectsDidChangeNotification = Notification.Name("LimelightObjectsDidChange")
-    public static let willSaveNotification = Notification.Name("LimelightContextWillSave")
-    public static let didSaveNotification = Notification.Name("LimelightContextDidSave")
-
     /// Calls `handler` for every event of this context; returns a token for `removeObserver`.
     @discardableResult
     public func addObserver(_ handler: @escaping (ContextEvent, ContextChanges) -> Void) -> UUID {
@@ -39,9 +33,9 @@ extension ManagedObjectContext {
         for handler in observers.values { handler(event, changes) }
         let name: Notification.Name
         switch event {
-        case .objectsDidChange: name = Self.objectsDidChangeNotification
-        case .willSave: name = Self.willSaveNotification
-        case .didSave: name = Self.didSaveNotification
+        case .objectsDidChange: name = Self.didChangeObjectsNotification
+        case .willSave: name = Self.willSaveObjectsNotification
+        case .didSave: name = Self.didSaveObjectsNotification
         }
         NotificationCenter.default.post(name: name, object: self, userInfo: [
             "inserted": changes.inserted, "updated": changes.updated, "deleted": changes.deleted,
@@ -74,6 +68,7 @@ extension ManagedObjectContext {
         object.deletedFlag = false
         object.insertedFlag = true
         registry.insert(object)
+        if retainedObjects != nil { retainedObjects?.insert(object) }
         insertedSet.insert(object)
         // Only a deleted object can be in the deleted set: a new one costs no lookup there.
         if wasDeleted { deletedSet.remove(object) }
@@ -86,11 +81,15 @@ extension ManagedObjectContext {
             }
             object.awakeFromInsert()
         }
-        undoManager?.register { context in context.delete(object) }
+        undoManager?.register { context in
+            context.delete(object)
+            context.noteSnapshotEvent(.undoInsertion, for: object)
+        }
     }
 
-    /// Marks an object for deletion at the next save and applies its relationships' delete rules
-    /// (Nullify and Cascade now; Deny is checked when saving).
+    /// Marks an object for deletion at the next save and applies its relationships' delete rules:
+    /// Nullify and Cascade now (at the next save when `propagatesDeletesAtEndOfEvent` is off),
+    /// Deny when saving.
     public func delete(_ object: ManagedObject) {
         guard object.managedObjectContext === self, !object.deletedFlag else { return }
         if object.faultFlag { fireFault(object) }
@@ -105,7 +104,19 @@ extension ManagedObjectContext {
             updatedSet.remove(object)
             deletedSet.insert(object)
         }
-        undoManager?.register { context in context.undelete(object, wasInserted: wasInserted) }
+        undoManager?.register { context in
+            context.undelete(object, wasInserted: wasInserted)
+            context.noteSnapshotEvent(.undoDeletion, for: object)
+        }
+        if propagatesDeletesAtEndOfEvent {
+            propagateDelete(of: object)
+        } else {
+            unpropagatedDeletes.append(object)
+        }
+    }
+
+    /// Runs a deleted object's delete rules: Nullify and Cascade (Deny is checked when saving).
+    func propagateDelete(of object: ManagedObject) {
         for (index, property) in object.entity.properties.enumerated() {
             guard let relationship = property as? RelationshipDescription else { continue }
             let related = relatedIDs(of: object, relationship: relationship, slot: object.values[index])
@@ -119,10 +130,26 @@ extension ManagedObjectContext {
                     guard !other.deletedFlag, let inverseIndex = other.entity.index(of: inverse.name) else { continue }
                     let before = other.values[inverseIndex]
                     other.unlinkInverse(inverse, from: object.objectID)
-                    undoManager?.register { _ in other.restoreSlot(inverseIndex, to: before) }
+                    undoManager?.register { context in
+                        other.restoreSlot(inverseIndex, to: before)
+                        context.noteSnapshotEvent(.undoUpdate, for: other)
+                    }
                 }
             case .deny, .noAction:
                 continue
+            }
+        }
+    }
+
+    /// Runs the delete rules that waited while `propagatesDeletesAtEndOfEvent` was off, and those
+    /// of the objects their cascades delete.
+    func propagatePendingDeletes() {
+        while !unpropagatedDeletes.isEmpty {
+            let waiting = unpropagatedDeletes
+            unpropagatedDeletes = []
+            for object in waiting where object.deletedFlag && object.managedObjectContext === self {
+                // A cascade's deletes wait too while the property is off: they join the loop.
+                propagateDelete(of: object)
             }
         }
     }
@@ -142,14 +169,20 @@ extension ManagedObjectContext {
         deletedSet.remove(object)
         if !object.changedValues().isEmpty { object.updatedFlag = true; updatedSet.insert(object) }
         registry.insert(object)
-        undoManager?.register { context in context.delete(object) }
+        undoManager?.register { context in
+            context.delete(object)
+            context.noteSnapshotEvent(.undoInsertion, for: object)
+        }
     }
 
     /// Called by objects when a value changed through change tracking.
     func objectDidChange(_ object: ManagedObject, index: Int, oldValue: StoredValue, registerUndo: Bool) {
         markUpdated(object)
         if registerUndo {
-            undoManager?.register { _ in object.restoreSlot(index, to: oldValue) }
+            undoManager?.register { context in
+                object.restoreSlot(index, to: oldValue)
+                context.noteSnapshotEvent(.undoUpdate, for: object)
+            }
         }
     }
 
@@ -167,6 +200,7 @@ extension ManagedObjectContext {
 
     /// Ends the current undo step and tells observers what changed since the last time.
     public func processPendingChanges() {
+        if propagatesDeletesAtEndOfEvent, !unpropagatedDeletes.isEmpty { propagatePendingDeletes() }
         undoManager?.closeGroup()
         let changes = ContextChanges(inserted: pendingInserted, updated: pendingUpdated.subtracting(pendingInserted),
                                      deleted: pendingDeleted)
@@ -174,6 +208,17 @@ extension ManagedObjectContext {
         pendingInserted = []
         pendingUpdated = []
         pendingDeleted = []
-        if !changes.isEmpty { post(.objectsDidChange, changes) }
+        guard !changes.isEmpty else { return }
+        post(.objectsDidChange, changes)
+        // Once observers have seen the event (asking the objects what it changed), its values are
+        // where the next event's changes are measured from (`changedValuesForCurrentEvent`): a
+        // shared reference to each changed object's array. An object an observer changed
+        // meanwhile keeps the earlier ones, as that change belongs to the next event.
+        let changedMeanwhile = !pendingUpdated.isEmpty
+        for changed in [changes.inserted, changes.updated] {
+            for object in changed where !object.deletedFlag && !(changedMeanwhile && pendingUpdated.contains(object)) {
+                object.eventValues = object.values
+            }
+        }
     }
 }

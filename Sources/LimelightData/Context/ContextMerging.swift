@@ -20,11 +20,6 @@ public struct SavedObjectIDs: Sendable, Equatable {
 }
 
 extension ManagedObjectContext {
-    /// Posted after every save with the context as object and userInfo keys `insertedObjectIDs`,
-    /// `updatedObjectIDs` and `deletedObjectIDs` (each a `[ManagedObjectID]`), as Core Data's
-    /// `didSaveObjectIDsNotification`: safe to hand to a context on another queue.
-    public static let didSaveObjectIDsNotification = Notification.Name("LimelightContextDidSaveObjectIDs")
-
     /// Whether changes that reach this context's parent are merged into this one as they happen,
     /// on this context's queue (Core Data's `automaticallyMergesChangesFromParent`): for a root
     /// context, saves by the other contexts on its coordinator; for a child, its parent's saves
@@ -49,33 +44,54 @@ extension ManagedObjectContext {
     /// `didSaveObjectIDsNotification` or a `didSaveNotification`. Call it on this context's queue.
     public func mergeChanges(fromContextDidSave notification: Notification) {
         let info = notification.userInfo ?? [:]
-        func ids(_ idKey: String, _ objectKey: String) -> [ManagedObjectID] {
-            if let ids = info[idKey] as? [ManagedObjectID] { return ids }
-            if let ids = info[idKey] as? Set<ManagedObjectID> { return Array(ids) }
+        func ids(_ key: NotificationKey, _ earlierKey: String, _ objectKey: NotificationKey) -> [ManagedObjectID] {
+            for idKey in [earlierKey, key.rawValue] {
+                if let ids = info[idKey] as? [ManagedObjectID] { return ids }
+                if let ids = info[idKey] as? Set<ManagedObjectID> { return Array(ids) }
+            }
             // The saving context's objects: only their IDs, fixed by the save, are read.
-            return (info[objectKey] as? Set<ManagedObject>)?.map(\.objectID) ?? []
+            return (info[objectKey.rawValue] as? Set<ManagedObject>)?.map(\.objectID) ?? []
         }
-        merge(SavedObjectIDs(inserted: ids("insertedObjectIDs", "inserted"), updated: ids("updatedObjectIDs", "updated"),
-                             deleted: ids("deletedObjectIDs", "deleted")))
+        merge(SavedObjectIDs(inserted: ids(.insertedObjectIDs, "insertedObjectIDs", .insertedObjects),
+                             updated: ids(.updatedObjectIDs, "updatedObjectIDs", .updatedObjects),
+                             deleted: ids(.deletedObjectIDs, "deletedObjectIDs", .deletedObjects)))
     }
 
     /// Brings changes saved elsewhere (another coordinator, another process) into `contexts`, each
     /// on its own queue: `changes` maps `inserted`, `updated` and `deleted` to object IDs or their
     /// URIs, as Core Data's `mergeChanges(fromRemoteContextSave:into:)` takes them.
-    public static func mergeChanges(fromRemoteContextSave changes: [String: [Any]], into contexts: [ManagedObjectContext]) {
+    /// User info as a notification carries it will do: under `inserted`, `updated`, `deleted` or
+    /// their `_objectIDs` forms, arrays or sets of object IDs or their URIs (`URL`s or strings).
+    public static func mergeChanges(fromRemoteContextSave changes: [AnyHashable: Any], into contexts: [ManagedObjectContext]) {
+        func items(_ keys: [String]) -> [Any] {
+            keys.flatMap { key -> [Any] in
+                switch changes[key] {
+                case let array as [Any]: return array
+                case let set as Set<ManagedObjectID>: return Array(set)
+                case let set as Set<URL>: return Array(set)
+                case let set as Set<String>: return Array(set)
+                case let set as NSSet: return set.allObjects
+                default: return []
+                }
+            }
+        }
+        let inserted = items(["inserted", NotificationKey.insertedObjectIDs.rawValue])
+        let updated = items(["updated", NotificationKey.updatedObjectIDs.rawValue])
+        let deleted = items(["deleted", NotificationKey.deletedObjectIDs.rawValue])
         for context in contexts {
             context.performAndWait {
                 guard let coordinator = context.persistentStoreCoordinator else { return }
-                func ids(_ key: String) -> [ManagedObjectID] {
-                    (changes[key] ?? []).compactMap { item -> ManagedObjectID? in
+                func ids(_ items: [Any]) -> [ManagedObjectID] {
+                    items.compactMap { item -> ManagedObjectID? in
                         switch item {
                         case let id as ManagedObjectID: return id
                         case let url as URL: return coordinator.managedObjectID(forURIRepresentation: url)
+                        case let text as String: return coordinator.managedObjectID(forURIString: text)
                         default: return nil
                         }
                     }
                 }
-                context.merge(SavedObjectIDs(inserted: ids("inserted"), updated: ids("updated"), deleted: ids("deleted")))
+                context.merge(SavedObjectIDs(inserted: ids(inserted), updated: ids(updated), deleted: ids(deleted)))
             }
         }
     }
@@ -109,8 +125,10 @@ extension ManagedObjectContext {
             insertedSet.remove(object)
             updatedSet.remove(object)
             deletedSet.remove(object)
+            conflictCheckedObjects.remove(object)
             refresh(object, mergeChanges: false)
             unregister(object)
+            retainedObjects?.remove(object)
             object.managedObjectContext = nil
             object.deletedFlag = false
             changes.deleted.insert(object)
@@ -118,14 +136,20 @@ extension ManagedObjectContext {
         for id in own(saved.inserted) where registry.object(for: id) == nil {
             changes.inserted.insert(object(with: id))
         }
-        if !changes.isEmpty { post(.objectsDidChange, changes) }
+        if !changes.isEmpty {
+            post(.objectsDidChange, changes)
+            NotificationCenter.default.post(name: Self.didMergeChangesObjectIDsNotification, object: self, userInfo: [
+                NotificationKey.insertedObjectIDs.rawValue: changes.inserted.map(\.objectID),
+                NotificationKey.updatedObjectIDs.rawValue: changes.updated.map(\.objectID),
+                NotificationKey.deletedObjectIDs.rawValue: changes.deleted.map(\.objectID),
+            ])
+        }
     }
 
     /// Posts `didSaveObjectIDsNotification` for a save.
     func postSavedObjectIDs(_ saved: SavedObjectIDs) {
-        NotificationCenter.default.post(name: Self.didSaveObjectIDsNotification, object: self, userInfo: [
-            "insertedObjectIDs": saved.inserted, "updatedObjectIDs": saved.updated, "deletedObjectIDs": saved.deleted,
-        ])
+        NotificationCenter.default.post(name: Self.didSaveObjectIDsNotification, object: self,
+                                        userInfo: Self.objectIDsUserInfo(inserted: saved.inserted, updated: saved.updated, deleted: saved.deleted))
     }
 }
 

@@ -11,8 +11,11 @@ extension ManagedObjectContext {
         guard object.faultFlag else { return }
         if let row = object.cachedRow {
             object.cachedRow = nil
-            register(row: row)
-            return
+            // With a `stalenessInterval`, a row read too long ago is read again (below).
+            if !rowReadTimes.isOn || rowReadTimes.takeIsFresh(object, within: stalenessInterval) {
+                register(row: row)
+                return
+            }
         }
         if let siblings = object.faultSiblings {
             fireSiblings(of: object, siblings)
@@ -136,6 +139,9 @@ extension ManagedObjectContext {
             for (key, value) in local {
                 if let index = object.entity.index(of: key) { object.values[index] = StoredValue(value) }
             }
+            // Taking the store's values is no change of this event's.
+            object.eventValues = object.values
+            object.awake(fromSnapshotEvents: .refresh)
             return
         }
         object.willTurnIntoFault()
@@ -147,6 +153,7 @@ extension ManagedObjectContext {
         object.prefetchedObjects = [:]
         object.values = object.entityLayout.emptyValues
         object.committedValues = nil
+        object.eventValues = nil
         object.didTurnIntoFault()
     }
 

@@ -51,6 +51,7 @@ extension ManagedObjectContext {
         }
         // Stores that cannot filter (in-memory) hand over every row; the predicate runs here then.
         let filterHere = stores.contains { !$0.evaluatesPredicates }
+        let readStart = rowReadTimes.isOn ? RowReadTimes.now : nil
         var objects: [ManagedObject] = []
         try readingStores(coordinator) {
             for store in stores {
@@ -71,6 +72,8 @@ extension ManagedObjectContext {
                 }
             }
         }
+        // For `stalenessInterval`: the faults' rows are as old as the fetch.
+        if let readStart { rowReadTimes.noteRead(of: objects, at: readStart) }
         if stores.count > 1 || pending || filterHere {
             objects = try applyPendingChanges(to: objects, request: request, entity: entity, pending: pending, filterAll: filterHere,
                                               ancestors: ancestors)

@@ -8,14 +8,17 @@ extension ManagedObjectContext {
     /// race with another writer is settled by `mergePolicy`; with `.error`, the default, it throws
     /// `PersistenceError.conflict` naming the objects.
     public func save() throws {
+        // Delete rules held back by `propagatesDeletesAtEndOfEvent` run now, before anything sees the changes.
+        if !unpropagatedDeletes.isEmpty { propagatePendingDeletes() }
         processPendingChanges()
-        guard hasChanges || !problems.isEmpty || !unfulfilledFaults.isEmpty else { return }
+        guard hasChanges || !problems.isEmpty || !unfulfilledFaults.isEmpty || !conflictCheckedObjects.isEmpty else { return }
         guard let coordinator = persistentStoreCoordinator else { throw PersistenceError.noStore("the context has no coordinator") }
 
         // The three sets never share an object: each is walked as it is, with no union built.
         for changed in [insertedSet, updatedSet, deletedSet] {
             for object in changed { object.willSave() }
         }
+        if !unpropagatedDeletes.isEmpty { propagatePendingDeletes() }
         processPendingChanges()
         if computeDerivedAttributes(coordinator) { processPendingChanges() }
         post(.willSave, ContextChanges(inserted: insertedSet, updated: updatedSet, deleted: deletedSet))
@@ -59,7 +62,7 @@ extension ManagedObjectContext {
                 round += 1
                 try settleConflicts(ids, coordinator: coordinator)
                 processPendingChanges()
-                guard hasChanges else { return }
+                guard hasChanges || !conflictCheckedObjects.isEmpty else { return }
             }
         }
     }
@@ -96,11 +99,26 @@ extension ManagedObjectContext {
                 batches[index].changes.deleted.append(ObjectSnapshot(id: object.objectID, values: object.values,
                                                                      version: object.storeVersion, changed: Self.changedSlots(of: object)))
             }
+            // Unchanged objects given to `detectConflicts(for:)`: their versions are checked, nothing
+            // is written for them (changed ones are checked by their own write).
+            for object in conflictCheckedObjects where object.managedObjectContext === self && !object.hasChanges
+                && !object.objectID.isTemporaryID && !object.faultFlag {
+                let index = try router.batch(for: object.objectID, in: &batches)
+                batches[index].changes.locked.append(ObjectSnapshot(id: object.objectID, values: [], version: object.storeVersion, changed: []))
+            }
         }
         try describeForSpotlight(&batches)
         try askingStores(coordinator) {
-            for index in batches.indices where !batches[index].changes.isEmpty {
+            for index in batches.indices where !batches[index].changes.isEmpty || !batches[index].changes.locked.isEmpty {
                 let store = batches[index].store
+                // A store that cannot check versions in its own write is asked first, under the
+                // coordinator's lock, which every write to it takes too.
+                if batches[index].changes.isEmpty || !store.checksLockedVersionsInSave, !batches[index].changes.locked.isEmpty {
+                    let conflicts = try store.versionConflicts(among: batches[index].changes.locked)
+                    if !conflicts.isEmpty { throw PersistenceError.conflict(objects: conflicts) }
+                    batches[index].changes.locked = []
+                    if batches[index].changes.isEmpty { continue }
+                }
                 if store.isReadOnly { throw PersistenceError.store(path: store.url?.path ?? "store", reason: "the store is read-only") }
                 batches[index].changes.origin = origin
                 if handingObjects, store.needsPermanentIDsBeforeSave { batches[index].changes.objects += batches[index].insertedObjects }
@@ -124,6 +142,9 @@ extension ManagedObjectContext {
     private func hookFailures(_ object: ManagedObject, _ hook: (ManagedObject) throws -> Void) -> [ValidationFailure] {
         // `ManagedObject`'s own hooks accept everything: only subclasses need them called.
         guard type(of: object) != ManagedObject.self else { return [] }
+        // The save checks the model's rules itself: `super`'s hooks leave them alone meanwhile.
+        object.isUnderValidation = true
+        defer { object.isUnderValidation = false }
         do {
             try hook(object)
             return []
@@ -138,6 +159,9 @@ extension ManagedObjectContext {
 
     private func didCommit(_ batches: [StoreBatch], updated: Set<ManagedObject>) {
         let inserted = insertedSet, deleted = deletedSet
+        // Let go of each event's values before permanent IDs are put into the objects' own, so
+        // that is done in place rather than on a copy.
+        for object in updated { object.eventValues = nil }
         // New objects take their permanent IDs, given back in the order of their snapshots, and
         // become saved objects in the same pass.
         var remapped: [PermanentIDMapping] = []
@@ -149,6 +173,7 @@ extension ManagedObjectContext {
                     registry.insert(object)
                 }
                 object.committedValues = object.values
+                object.eventValues = nil
                 object.storeVersion = 1
                 object.insertedFlag = false
                 object.updatedFlag = false
@@ -169,6 +194,8 @@ extension ManagedObjectContext {
             for object in saved { object.didSave() }
         }
         undoManager?.closeGroup()
+        // A save that only checked versions (`detectConflicts(for:)`) changed nothing to tell of.
+        guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty else { return }
         post(.didSave, ContextChanges(inserted: inserted, updated: updated, deleted: deleted))
         let saved = SavedObjectIDs(inserted: inserted.map(\.objectID), updated: updated.map(\.objectID), deleted: deleted.map(\.objectID))
         postSavedObjectIDs(saved)
@@ -182,6 +209,7 @@ extension ManagedObjectContext {
     func clearSavedChanges(deleted: Set<ManagedObject>) {
         for object in deleted {
             unregister(object)
+            retainedObjects?.remove(object)
             object.managedObjectContext = nil
             object.deletedFlag = false
             object.committedValues = nil
@@ -192,6 +220,7 @@ extension ManagedObjectContext {
         problems = []
         unfulfilledFaults = [:]
         assignedStores = [:]
+        conflictCheckedObjects = []
     }
 
     /// Saves a new object into `store` rather than the first store that takes its entity, as Core
@@ -216,11 +245,14 @@ extension ManagedObjectContext {
     public func rollback() {
         for object in insertedSet {
             unregister(object)
+            retainedObjects?.remove(object)
             object.insertedFlag = false
             object.managedObjectContext = nil
         }
-        for object in updatedSet.union(deletedSet) {
+        let restored = updatedSet.union(deletedSet)
+        for object in restored {
             if let committed = object.committedValues { object.values = committed }
+            object.eventValues = nil
             object.updatedFlag = false
             object.deletedFlag = false
         }
@@ -230,9 +262,11 @@ extension ManagedObjectContext {
         pendingInserted = []
         pendingUpdated = []
         pendingDeleted = []
+        unpropagatedDeletes = []
         problems = []
         unfulfilledFaults = [:]
         undoManager?.removeAllActions()
+        for object in restored { object.awake(fromSnapshotEvents: .rollback) }
     }
 
     /// Forgets every object; unsaved changes are lost. Incremental stores hear that the context
@@ -243,6 +277,10 @@ extension ManagedObjectContext {
         unregisterAll()
         for object in registeredObjects { object.managedObjectContext = nil }
         registry.removeAll()
+        if retainedObjects != nil { retainedObjects = [] }
+        conflictCheckedObjects = []
+        openChanges = []
+        if rowReadTimes.isOn { rowReadTimes.stop(); rowReadTimes.startIfNeeded() }
     }
 
     /// Gives new objects their permanent IDs now, before they are saved.

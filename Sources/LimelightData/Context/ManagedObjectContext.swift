@@ -85,6 +85,52 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Faults whose store could not give their values, by ID: reported by the next save unless
     /// they fire after all (`fireFault`).
     var unfulfilledFaults: [ManagedObjectID: ValidationFailure] = [:]
+    /// What an application keeps with the context, as Core Data's `userInfo`: the framework
+    /// neither reads nor changes it.
+    public var userInfo: [AnyHashable: Any] = [:]
+    /// How old, in seconds, the row a fault was fetched with may be when the fault fires, as Core
+    /// Data's `stalenessInterval`: negative (the default) uses it however old it is, 0 never uses
+    /// it (every fault reads its store), a positive interval reads the store again for a row
+    /// older than that. Rows come with faults a fetch returns (`returnsObjectsAsFaults`; rows
+    /// prefetched through relationships count as stale); objects whose values are loaded are not
+    /// affected, and a fault without a row (an object refreshed, or made with `object(with:)`)
+    /// reads its store whatever the interval.
+    public var stalenessInterval: TimeInterval = -1 {
+        didSet { if stalenessInterval >= 0 { rowReadTimes.startIfNeeded() } else { rowReadTimes.stop() } }
+    }
+    /// When fault rows were read, kept while `stalenessInterval` is not negative. Read for every
+    /// fault made and fired, without the run-time exclusivity check (no access overlaps another).
+    @exclusivity(unchecked) var rowReadTimes = RowReadTimes()
+    /// Whether the context keeps every registered object alive (Core Data's
+    /// `retainsRegisteredObjects`). By default only objects with unsaved changes are kept, and an
+    /// unchanged object goes as soon as nothing else holds it; with `true` every object stays
+    /// registered until it leaves the context (deleted and saved, rolled back, reset) or the
+    /// property is set back to `false`.
+    public var retainsRegisteredObjects: Bool {
+        get { retainedObjects != nil }
+        set {
+            guard newValue != retainsRegisteredObjects else { return }
+            retainedObjects = newValue ? Set(registry.allObjects) : nil
+        }
+    }
+    /// The registered objects kept alive while `retainsRegisteredObjects` is on; `nil` when off.
+    @exclusivity(unchecked) var retainedObjects: Set<ManagedObject>?
+    /// Whether a deleted object's delete rules run before the next save (`true`, the default, as
+    /// in Core Data) or only when the context saves (`false`: until then its related objects keep
+    /// pointing at it, and cascades wait). Core Data runs them at the end of the event in which
+    /// the object was deleted; with no event loop to end an event, they run here as it is deleted.
+    // This and the next two are read for every delete or save: without the run-time exclusivity
+    // check, as none of their accesses overlaps another.
+    @exclusivity(unchecked) public var propagatesDeletesAtEndOfEvent = true
+    /// Objects deleted while `propagatesDeletesAtEndOfEvent` was off, whose rules wait for a save.
+    @exclusivity(unchecked) var unpropagatedDeletes: [ManagedObject] = []
+    /// Objects whose store version is checked by the next save although they are unchanged
+    /// (`detectConflicts(for:)`).
+    @exclusivity(unchecked) var conflictCheckedObjects: Set<ManagedObject> = []
+    /// Snapshot events an undo or redo caused, delivered to the objects when it is done.
+    var snapshotEvents: [ObjectIdentifier: (object: ManagedObject, events: SnapshotEventType)] = [:]
+    /// Changes announced with `willChangeValue(forKey:)` and not yet ended by `didChangeValue`.
+    var openChanges: [OpenChange] = []
     /// New objects given a store with `assign(_:to:)`, by temporary ID, until they are saved.
     var assignedStores: [ManagedObjectID: PersistentStore] = [:]
     /// What the context's objects hold to reach it.
@@ -118,13 +164,32 @@ public final class ManagedObjectContext: @unchecked Sendable {
         queue.async(execute: block)
     }
 
-    /// Runs `block` on the context's queue and returns its result.
-    public func perform<T: Sendable>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+    /// How `perform(schedule:_:)` runs its block (Core Data's `ScheduledTaskType`).
+    public enum ScheduledTaskType: Sendable {
+        /// At once when the caller is on the context's queue already, else queued.
+        case immediate
+        /// Always queued behind the work already on the context's queue.
+        case enqueued
+    }
+
+    /// Runs `block` on the context's queue and returns its result, as Core Data's
+    /// `perform(schedule:_:)`: with `.immediate` (the default) a caller already on the queue
+    /// (a main-queue context's caller on the main thread) runs it at once.
+    // On the caller's executor (`nonsending`), so a caller on the main actor is on a main-queue
+    // context's queue here too.
+    public nonisolated(nonsending) func perform<T: Sendable>(schedule: ScheduledTaskType = .immediate,
+                                                             _ block: @escaping @Sendable () throws -> T) async throws -> T {
+        if schedule == .immediate, isOnQueue { return try block() }
+        return try await withCheckedThrowingContinuation { continuation in
             queue.async {
                 continuation.resume(with: Result { try block() })
             }
         }
+    }
+
+    /// Whether the caller runs on the context's queue (or, for a main-queue context, the main thread).
+    private var isOnQueue: Bool {
+        DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) || (concurrencyType == .mainQueue && Thread.isMainThread)
     }
 
     /// Runs `block` on the context's queue and waits for it; safe to nest, also inside another
@@ -162,6 +227,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.faultFlag = !id.isTemporaryID || parentContext != nil
         registry.insertNew(object, id: id)
         if readsIncrementalStores { noteRegistered(object) }
+        if retainedObjects != nil { retainedObjects?.insert(object) }
         return object
     }
 
@@ -232,7 +298,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Takes a departing object out of the registry.
     func objectDidGo(_ object: ManagedObject) {
         unregister(object)
+        if rowReadTimes.isOn { forgetRowRead(of: object) }
     }
+
+    // Out of line: what `stalenessInterval` costs stays out of the paths that do not use it.
+    @inline(never) private func forgetRowRead(of object: ManagedObject) { rowReadTimes.forget(object) }
 
     func recordProblem(_ failure: ValidationFailure) {
         problems.append(failure)
@@ -243,12 +313,14 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public func undo() {
         guard let undoManager else { return }
         undoManager.undo(in: self)
+        deliverSnapshotEvents()
         processPendingChanges()
     }
 
     public func redo() {
         guard let undoManager else { return }
         undoManager.redo(in: self)
+        deliverSnapshotEvents()
         processPendingChanges()
     }
 }

@@ -28,14 +28,29 @@ extension ManagedObjectContext {
         for id in ids {
             guard let object = registry.object(for: id) else { continue }
             let row = try askingStores(coordinator) { try coordinator.store(for: id).rows(for: [id]).first }
+            // An unchanged object checked by `detectConflicts(for:)` has nothing of its own to
+            // keep: whatever the policy, it takes what the store holds, or leaves with its row.
+            let unchanged = !object.hasChanges
+            if unchanged, let row {
+                object.values = row.values
+                object.committedValues = row.values
+                object.eventValues = nil
+                object.storeVersion = row.version
+                object.cachedRow = nil
+                object.fetchedResults = [:]
+                object.awake(fromSnapshotEvents: .mergePolicy)
+                continue
+            }
             guard let row else {
-                guard mergePolicy == .rollback || mergePolicy == .mergeByPropertyStoreTrump else {
+                guard unchanged || mergePolicy == .rollback || mergePolicy == .mergeByPropertyStoreTrump else {
                     throw PersistenceError.conflict(objects: [id])
                 }
                 insertedSet.remove(object)
                 updatedSet.remove(object)
                 deletedSet.remove(object)
                 unregister(object)
+                conflictCheckedObjects.remove(object)
+                retainedObjects?.remove(object)
                 object.managedObjectContext = nil
                 object.deletedFlag = false
                 continue
@@ -69,6 +84,7 @@ extension ManagedObjectContext {
             }
             object.values = settled
             object.committedValues = settledCommitted
+            object.eventValues = nil
             object.storeVersion = row.version
             object.cachedRow = nil
             if mergePolicy == .rollback, deletedSet.remove(object) != nil { object.deletedFlag = false }
@@ -77,6 +93,7 @@ extension ManagedObjectContext {
                 updatedSet.remove(object)
                 object.updatedFlag = false
             }
+            object.awake(fromSnapshotEvents: .mergePolicy)
         }
     }
 }

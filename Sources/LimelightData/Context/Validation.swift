@@ -13,6 +13,9 @@ enum Validation {
         let kinds = layout.kinds
         // `ManagedObject`'s own hook accepts everything: only subclasses need it called.
         let hasHook = type(of: object) != ManagedObject.self
+        // The rules are checked here: the hooks' `super` calls leave them alone meanwhile.
+        if hasHook { object.isUnderValidation = true }
+        defer { if hasHook { object.isUnderValidation = false } }
         for (index, property) in object.entity.properties.enumerated() {
             let kind = kinds[index]
             if kind == .fetched { continue }
@@ -114,6 +117,36 @@ enum Validation {
     private static func format(_ bound: Double, _ attribute: AttributeDescription) -> String {
         if attribute.attributeType == .date { return "\(Date(timeIntervalSinceReferenceDate: bound))" }
         return bound == bound.rounded() ? String(Int64(bound)) : String(bound)
+    }
+
+    /// The model's rules for one value of `object`'s property `key`, as `validateValue(_:forKey:)`
+    /// checks them: the attribute's type, whether it is required, its bounds and its pattern, or a
+    /// relationship's kind, whether it is required and its count.
+    static func failures(forValue value: Any?, key: String, of object: ManagedObject) -> [ValidationFailure] {
+        guard let property = object.entity.property(named: key) else {
+            return [ValidationFailure(object: object, key: key, reason: "entity \(object.entity.name) has no property '\(key)'")]
+        }
+        if let attribute = property as? AttributeDescription { return check(attribute, value: value, object: object) }
+        guard let relationship = property as? RelationshipDescription else { return [] }
+        guard let slot = ManagedObject.relationshipSlot(value, toMany: relationship.isToMany) else {
+            return [ValidationFailure(object: object, key: key,
+                reason: "expected \(relationship.isToMany ? "a set of objects" : "an object"), got \(type(of: value!))")]
+        }
+        let count: Int
+        switch slot {
+        case .objectID: count = 1
+        case .toMany(.loaded(let ids)): count = ids.count
+        default: count = 0
+        }
+        if !relationship.isOptional && count == 0 { return [ValidationFailure(object: object, key: key, reason: "a value is required")] }
+        guard relationship.isToMany, count > 0 || !relationship.isOptional else { return [] }
+        if relationship.minCount > 0 && count < relationship.minCount {
+            return [ValidationFailure(object: object, key: key, reason: "has \(count) objects, fewer than the minimum \(relationship.minCount)")]
+        }
+        if relationship.maxCount > 0 && count > relationship.maxCount {
+            return [ValidationFailure(object: object, key: key, reason: "has \(count) objects, more than the maximum \(relationship.maxCount)")]
+        }
+        return []
     }
 
     /// Deny rules: an object may not be deleted while a Deny relationship still has objects.

@@ -53,26 +53,26 @@ public final class PersistentContainer: @unchecked Sendable {
     }
 
     /// Adds a store for every description, creating the folders its file goes in; `handler` hears
-    /// of each, with the error that stopped it if any.
-    public func loadPersistentStores(completionHandler handler: (PersistentStoreDescription, (any Error)?) -> Void) {
+    /// of each, with the error that stopped it if any. A description with
+    /// `shouldAddStoreAsynchronously` is added on a background queue, where its handler runs;
+    /// the others are added, and heard of, before the call returns.
+    public func loadPersistentStores(completionHandler handler: @escaping (PersistentStoreDescription, (any Error)?) -> Void) {
         for description in persistentStoreDescriptions {
-            do {
-                if let folder = description.url?.deletingLastPathComponent(), description.type != .inMemory, !description.isReadOnly {
-                    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                }
-                try persistentStoreCoordinator.addPersistentStore(type: description.type, configuration: description.configuration,
-                                                                  at: description.url, options: description.options)
-                handler(description, nil)
-            } catch {
-                handler(description, error)
-            }
+            persistentStoreCoordinator.addPersistentStore(with: description, completionHandler: handler)
         }
     }
 
-    /// Adds every store, throwing the first error: the short form of the call above.
+    /// Adds every store before it returns, throwing the first error: the short form of the call
+    /// above (descriptions asking to be added asynchronously are added at once too).
     public func loadPersistentStores() throws {
         var failure: (any Error)?
-        loadPersistentStores { _, error in if failure == nil { failure = error } }
+        for description in persistentStoreDescriptions {
+            do {
+                try persistentStoreCoordinator.addStore(describedBy: description)
+            } catch {
+                if failure == nil { failure = error }
+            }
+        }
         if let failure { throw failure }
     }
 

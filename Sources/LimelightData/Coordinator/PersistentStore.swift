@@ -42,6 +42,20 @@ public enum StoreOption {
     /// work is journaled in the save's transaction, so nothing is lost); readers that need the
     /// files call `PersistentStoreCoordinator.flushExternalRecords()`.
     public static let externalRecordsWrittenSynchronously = "LimelightExternalRecordsWrittenSynchronously"
+    /// How long, in seconds (a number), an SQLite store waits for another connection's lock
+    /// before a read or write fails (`NSPersistentStoreTimeoutOption`); 5 when not given.
+    public static let timeout = "NSPersistentStoreTimeoutOption"
+    /// `[String: Any]`: SQLite pragmas run on the store's connection when it is opened, after the
+    /// store's own (`NSSQLitePragmasOption`), e.g. `["synchronous": "NORMAL", "cache_size": -8000]`.
+    /// Values are numbers or strings. `journal_mode` other than `WAL` keeps query generations from
+    /// pinning the store.
+    public static let sqlitePragmas = "NSSQLitePragmasOption"
+    /// `true`: the SQLite store runs `ANALYZE` when it is added, so SQLite plans queries from
+    /// fresh statistics (`NSSQLiteAnalyzeOption`).
+    public static let sqliteAnalyze = "NSSQLiteAnalyzeOption"
+    /// `true`: the SQLite store is rebuilt with `VACUUM` when it is added, giving free pages back
+    /// (`NSSQLiteManualVacuumOption`).
+    public static let sqliteManualVacuum = "NSSQLiteManualVacuumOption"
 
     /// A folder or file option given as a URL or as a path.
     static func url(_ value: (any Sendable)?) -> URL? {
@@ -89,6 +103,10 @@ struct SaveChanges {
     /// What a store's Core Spotlight delegate made of the inserted and updated objects, by the
     /// snapshot's ID (a new object's temporary one): an encoded `SpotlightEntry`.
     var spotlightEntries: [ManagedObjectID: Data] = [:]
+    /// Unchanged objects whose versions must still be those they were read at
+    /// (`detectConflicts(for:)`), for stores that check them in their write
+    /// (`checksLockedVersionsInSave`); nothing is written for them.
+    var locked: [ObjectSnapshot] = []
     /// The inserted, updated and deleted objects themselves, for stores that make their records
     /// from the objects (`needsPermanentIDsBeforeSave`: custom stores); empty for the others.
     var objects: [ManagedObject] = []
@@ -103,7 +121,8 @@ struct SaveChanges {
 /// subclasses go through `AtomicStore`.
 open class PersistentStore: @unchecked Sendable {
     public let type: StoreType
-    public let url: URL?
+    /// Where the store is; an atomic store's changes with `setURL(_:for:)` on its coordinator.
+    public internal(set) var url: URL?
     public let configurationName: String?
     public let options: [String: any Sendable]
     /// The store's UUID (`NSStoreUUID`), part of every object URI.
@@ -199,6 +218,14 @@ open class PersistentStore: @unchecked Sendable {
     /// what batch faulting reads when it fires a relationship's faults all at once.
     func relatedRows(of id: ManagedObjectID, relationship: RelationshipDescription, each body: (StoreRow) throws -> Void) throws {
         for row in try relatedRows(relationship, owners: [id]).rows { try body(row) }
+    }
+    /// Whether `save(_:)` checks `SaveChanges.locked` in its own transaction: a store other
+    /// processes write to (SQLite) must, where the coordinator's lock covers every other writer.
+    var checksLockedVersionsInSave: Bool { false }
+    /// The IDs among `locked` whose row is gone or has another version than the one given.
+    func versionConflicts(among locked: [ObjectSnapshot]) throws -> [ManagedObjectID] {
+        let versions = Dictionary(try rows(for: locked.map(\.id)).map { ($0.id, $0.version) }, uniquingKeysWith: { first, _ in first })
+        return locked.filter { versions[$0.id] != $0.version }.map(\.id)
     }
     /// Writes one save atomically; returns the permanent ID of each of `changes.inserted`, in
     /// order (by position, so a save of many new objects needs no dictionary of IDs).

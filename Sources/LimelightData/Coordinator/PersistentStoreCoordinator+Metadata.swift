@@ -37,7 +37,9 @@ extension PersistentStoreCoordinator {
     /// Replaces the metadata of the store file at `url` without adding it, as Core Data's
     /// `setMetadata(_:forPersistentStoreOfType:at:options:)`: for marking a store before it is
     /// opened (or instead of opening it). The store's UUID and type stay as they are.
-    public static func setMetadata(_ metadata: [String: Any], forPersistentStoreOfType type: StoreType, at url: URL) throws {
+    /// `options` are accepted for Core Data's signature; writing metadata needs none of them.
+    public static func setMetadata(_ metadata: [String: Any], forPersistentStoreOfType type: StoreType, at url: URL,
+                                   options: [String: any Sendable] = [:]) throws {
         if type == .sqlite { return try SQLiteStore.writeMetadata(metadata, at: url) }
         guard let storeClass = StoreClassRegistry.shared.storeClass(for: type) else {
             throw PersistenceError.invalidRequest("no store class is registered for store type \(type); its metadata cannot be written")

@@ -8,7 +8,15 @@ import Foundation
 public final class PersistentStoreCoordinator: @unchecked Sendable {
     public let managedObjectModel: ManagedObjectModel
     public private(set) var persistentStores: [PersistentStore] = []
+    /// A name for the coordinator, for the application's own use (Core Data's `name`).
+    public var name: String? {
+        get { lock.withLock { storedName } }
+        set { lock.withLock { storedName = newValue } }
+    }
+    private var storedName: String?
     let lock = NSRecursiveLock()
+    /// Where `perform(_:)` runs its blocks, one at a time.
+    let queue = DispatchQueue(label: "limelight.coordinator")
     /// Contexts that merge every other context's saves (`automaticallyMergesChangesFromParent`).
     var mergingContexts: [WeakContext] = []
     /// Watchers of the stores added with `StoreOption.remoteChangeNotificationPost`, by store.
@@ -83,6 +91,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 throw error
             }
         }
+        postStoresDidChange(added: [store], removed: [])
         return store
     }
 
@@ -105,14 +114,18 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         for store in stores { try store.flushExternalRecords() }
     }
 
-    /// Removes a store after finishing its pending marker work, and closes it.
+    /// Removes a store after finishing its pending marker work, and closes it. Observers hear of
+    /// it before (`willRemoveStoreNotification`) and after (`storesDidChangeNotification`).
     public func remove(_ store: PersistentStore) {
+        let isMine = lock.withLock { persistentStores.contains { $0 === store } }
+        if isMine { NotificationCenter.default.post(name: Self.willRemoveStoreNotification, object: store) }
         lock.withLock {
             remoteChangeWatchers.removeValue(forKey: ObjectIdentifier(store))?.stop()
             store.close()   // closing finishes the store's pending marker work first
             persistentStores.removeAll { $0 === store }
             hasIncrementalStores = persistentStores.contains { $0 is IncrementalStore }
         }
+        if isMine { postStoresDidChange(added: [], removed: [store]) }
     }
 
     public func persistentStore(for url: URL) -> PersistentStore? {
@@ -136,8 +149,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         return store.objectID(entity: entity, primaryKey: parts.primaryKey)
     }
 
-    /// Reads a store's metadata without adding it.
-    public static func metadataForPersistentStore(type: StoreType, at url: URL) throws -> [String: Any] {
+    /// Reads a store's metadata without adding it. `options` are accepted for Core Data's
+    /// signature; reading metadata needs none of them.
+    public static func metadataForPersistentStore(type: StoreType, at url: URL, options: [String: any Sendable] = [:]) throws -> [String: Any] {
         if type == .sqlite { return try SQLiteStore.readMetadata(at: url) }
         if let storeClass = StoreClassRegistry.shared.storeClass(for: type) { return try storeClass.metadataForPersistentStore(with: url) }
         return [:]

@@ -9,6 +9,11 @@ public final class PersistentStoreDescription: @unchecked Sendable, CustomString
     public var configuration: String?
     /// `StoreOption` keys; the properties below read and write the common ones.
     public private(set) var options: [String: any Sendable] = [:]
+    /// Whether `loadPersistentStores(completionHandler:)` adds the store on a background queue
+    /// and returns at once, the handler then called on that queue (default `false`: added before
+    /// the call returns, the handler called on the caller's thread). A store that needs
+    /// migrating, or a large one, keeps the interface responsive this way.
+    public var shouldAddStoreAsynchronously = false
 
     public init(url: URL? = nil) {
         self.url = url
@@ -16,6 +21,7 @@ public final class PersistentStoreDescription: @unchecked Sendable, CustomString
         shouldInferMappingModelAutomatically = true
     }
 
+    /// Sets (or, with `nil`, removes) the option `key`.
     public func setOption(_ value: (any Sendable)?, forKey key: String) {
         options[key] = value
     }
@@ -35,6 +41,32 @@ public final class PersistentStoreDescription: @unchecked Sendable, CustomString
     public var shouldInferMappingModelAutomatically: Bool {
         get { options[StoreOption.inferMappingModelAutomatically] as? Bool ?? false }
         set { options[StoreOption.inferMappingModelAutomatically] = newValue }
+    }
+
+    /// How long, in seconds, the store waits for another connection's lock before a read or a
+    /// write fails (`StoreOption.timeout`): 5 unless set. (Core Data's default is 240.)
+    public var timeout: TimeInterval {
+        get {
+            switch options[StoreOption.timeout] {
+            case let seconds as Double: return seconds
+            case let seconds as Int: return TimeInterval(seconds)
+            default: return 5
+            }
+        }
+        set { options[StoreOption.timeout] = newValue }
+    }
+
+    /// The SQLite pragmas run when the store is opened (`StoreOption.sqlitePragmas`), by name.
+    public var sqlitePragmas: [String: any Sendable] {
+        (options[StoreOption.sqlitePragmas] as? [String: any Sendable]) ?? [:]
+    }
+
+    /// Sets the SQLite pragma `name` to `value` (a number or a string) when the store is opened,
+    /// or with `nil` no longer sets it: `setValue("DELETE", forPragmaNamed: "journal_mode")`.
+    public func setValue(_ value: (any Sendable)?, forPragmaNamed name: String) {
+        var pragmas = sqlitePragmas
+        pragmas[name] = value
+        options[StoreOption.sqlitePragmas] = pragmas.isEmpty ? nil : pragmas
     }
 
     public var description: String {

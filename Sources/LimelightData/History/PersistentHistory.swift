@@ -71,8 +71,7 @@ public struct PersistentHistoryTransaction: @unchecked Sendable {
             case .delete: deleted.append(change.changedObjectID)
             }
         }
-        return Notification(name: ManagedObjectContext.didSaveObjectIDsNotification, object: nil, userInfo: [
-            "insertedObjectIDs": inserted, "updatedObjectIDs": updated, "deletedObjectIDs": deleted,
-        ])
+        return Notification(name: ManagedObjectContext.didSaveObjectIDsNotification, object: nil,
+                            userInfo: ManagedObjectContext.objectIDsUserInfo(inserted: inserted, updated: updated, deleted: deleted))
     }
 }

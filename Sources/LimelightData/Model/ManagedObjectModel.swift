@@ -53,24 +53,46 @@ public final class ManagedObjectModel: @unchecked Sendable {
         return names.compactMap { byName[$0] }
     }
 
+    /// `entities(forConfiguration:)` under Core Data's name.
+    public func entities(forConfigurationName name: String?) -> [EntityDescription] { entities(forConfiguration: name) }
+
+    /// Makes the configuration `name` hold `entities`, which must be entities of this model, as
+    /// Core Data's `setEntities(_:forConfigurationName:)`. The model must still be editable.
+    public func setEntities(_ entities: [EntityDescription], forConfigurationName name: String) {
+        precondition(isEditable, "the model is in use by a coordinator and can no longer change")
+        configurations[name] = entities.map(\.name)
+    }
+
     /// Joins models into one. An entity defined twice is an error; configurations with the same
     /// name are joined.
     public static func merged(_ models: [ManagedObjectModel]) throws -> ManagedObjectModel {
         let result = ManagedObjectModel()
+        try result.take(models)
+        return result
+    }
+
+    /// A model joining `models`, as Core Data's `init(byMerging:)` (which returns `nil` where
+    /// this throws, naming the entity defined twice). The entities are the given models' own.
+    public convenience init(byMerging models: [ManagedObjectModel]) throws {
+        self.init()
+        try take(models)
+    }
+
+    /// Takes every entity, configuration, template and version identifier of `models`.
+    private func take(_ models: [ManagedObjectModel]) throws {
         for model in models {
             for entity in model.entities {
-                if result.byName[entity.name] != nil {
+                if byName[entity.name] != nil {
                     throw ModelError("entity is defined in more than one model", at: entity.name)
                 }
-                result.addEntity(entity)
+                addEntity(entity)
             }
             for (name, members) in model.configurations {
-                result.configurations[name, default: []].append(contentsOf: members)
+                configurations[name, default: []].append(contentsOf: members)
             }
-            result.fetchRequestTemplates.merge(model.fetchRequestTemplates) { a, _ in a }
-            result.versionIdentifiers.formUnion(model.versionIdentifiers)
+            fetchRequestTemplates.merge(model.fetchRequestTemplates) { a, _ in a }
+            versionIdentifiers.formUnion(model.versionIdentifiers)
         }
-        return result
     }
 
     /// Resolves names into links, checks the model, numbers entities and makes it immutable.

@@ -7,6 +7,13 @@ extension ManagedObject {
         MutableSetProxy(owner: self, key: key)
     }
 
+    /// A live, mutable view of an ordered to-many relationship, as Core Data's
+    /// `mutableOrderedSetValue(forKey:)`: inserting, removing, replacing and moving through it is
+    /// tracked like `setValue(_:forKey:)`, keeps inverses in step and keeps the order.
+    public func mutableOrderedSetValue(forKey key: String) -> MutableOrderedSetProxy {
+        MutableOrderedSetProxy(owner: self, key: key)
+    }
+
     /// The IDs of the objects a relationship holds (in order for an ordered one), as Core Data's
     /// `objectIDs(forRelationshipNamed:)` gives them: read without turning them into objects or
     /// firing their faults. Empty for an unknown name or a property that is not a relationship.
@@ -62,7 +69,10 @@ extension ManagedObject {
                 context.objectDidChange(self, index: index, oldValue: old, registerUndo: true)
             } else {
                 context.markUpdated(self)
-                context.undoManager?.register { [self] _ in _ = changeToMany(key, adding: removed, removing: added) }
+                context.undoManager?.register { [self] context in
+                    _ = changeToMany(key, adding: removed, removing: added)
+                    context.noteSnapshotEvent(.undoUpdate, for: self)
+                }
             }
         }
         guard let inverse = relationship.inverseRelationship, let context = managedObjectContext else { return true }
@@ -197,4 +207,13 @@ public struct MutableSetProxy: Sequence {
     }
 
     public func removeAll() { owner.setValue([ManagedObject](), forKey: key) }
+
+    // `NSMutableSet`'s names, which code written for Core Data's `mutableSetValue(forKey:)` uses.
+
+    /// The relationship's objects.
+    public var allObjects: [ManagedObject] { current }
+    /// `insert(_:)`.
+    public func add(_ object: ManagedObject) { insert(object) }
+    /// `removeAll()`.
+    public func removeAllObjects() { removeAll() }
 }

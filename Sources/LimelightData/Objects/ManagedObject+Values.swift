@@ -66,16 +66,49 @@ extension ManagedObject {
         return relationshipPublicValue(values[index], property: entity.properties[index])
     }
 
-    /// Stores an attribute value without change tracking or undo, for use inside custom accessors.
+    /// Stores a value without change tracking, undo or inverse maintenance, for use inside custom
+    /// accessors: between `willChangeValue(forKey:)` and `didChangeValue(forKey:)` the change is
+    /// tracked as any other. A relationship takes an object (to-one) or a set or array of objects
+    /// (to-many), as `setValue(_:forKey:)` does.
     public func setPrimitiveValue(_ value: Any?, forKey key: String) {
         guard let index = entity.index(of: key) else { return }
         if faultFlag { managedObjectContext?.fireFault(self) }
-        let stored = StoredValue(value)
-        if let attribute = entity.properties[index] as? AttributeDescription {
+        switch entity.properties[index] {
+        case let attribute as AttributeDescription:
+            let stored = StoredValue(value)
             values[index] = AttributeValueCoercion.coerce(stored, to: attribute.attributeType) ?? stored
-        } else {
-            values[index] = stored
+        case let relationship as RelationshipDescription:
+            guard let slot = Self.relationshipSlot(value, toMany: relationship.isToMany) else {
+                managedObjectContext?.recordProblem(ValidationFailure(object: self, key: key,
+                    reason: "expected \(relationship.isToMany ? "a set of objects" : "an object"), got \(type(of: value!))"))
+                return
+            }
+            values[index] = slot
+        default:
+            values[index] = StoredValue(value)
         }
+    }
+
+    /// A relationship's slot for a value given as objects: `nil` when the value is not of the
+    /// relationship's kind.
+    static func relationshipSlot(_ value: Any?, toMany: Bool) -> StoredValue? {
+        guard toMany else {
+            guard let value else { return .null }
+            return (value as? ManagedObject).map { .objectID($0.objectID) }
+        }
+        let objects: [ManagedObject]
+        switch value {
+        case nil: objects = []
+        case let set as Set<ManagedObject>: objects = Array(set)
+        case let array as [ManagedObject]: objects = array
+        case let ordered as NSOrderedSet where ordered.array.allSatisfy({ $0 is ManagedObject }):
+            objects = ordered.array.compactMap { $0 as? ManagedObject }
+        case let set as NSSet where set.allObjects.allSatisfy({ $0 is ManagedObject }):
+            objects = set.allObjects.compactMap { $0 as? ManagedObject }
+        default: return nil
+        }
+        var seen: Set<ManagedObjectID> = []
+        return .toMany(.loaded(RelatedIDs(objects.map(\.objectID).filter { seen.insert($0).inserted })))
     }
 
     // MARK: Internals
@@ -199,8 +232,9 @@ extension ManagedObject {
     /// Stores an attribute's value, tracked when it changed.
     private func storeAttribute(_ stored: StoredValue, at index: Int, registerUndo: Bool) {
         // A new object's change that no undo manager records needs neither the old value nor a
-        // comparison: nothing is told about it.
-        guard let context = managedObjectContext, !insertedFlag || (registerUndo && context.undoManager != nil) else {
+        // comparison: nothing is told about it until its insertion has been announced (after
+        // that, observers hear of its changes as updates).
+        guard let context = managedObjectContext, !insertedFlag || insertionAnnounced || (registerUndo && context.undoManager != nil) else {
             values[index] = stored
             return
         }

@@ -26,6 +26,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @usableFromInline @exclusivity(unchecked) final var values: [StoredValue]
     /// Values as last read from or written to the store, for change detection and rollback.
     @exclusivity(unchecked) var committedValues: [StoredValue]?
+    /// The values as the last `processPendingChanges()` left them, for
+    /// `changedValuesForCurrentEvent()`; `nil` when they were the saved ones (`committedValues`).
+    /// Taken at the end of each event in which the object changed: sharing the array costs a
+    /// reference, and nothing is done for an object as it changes.
+    @exclusivity(unchecked) var eventValues: [StoredValue]?
     /// The row's `Z_OPT` when it was read: the optimistic-locking version.
     @exclusivity(unchecked) var storeVersion: Int64 = 0
     @usableFromInline @exclusivity(unchecked) final var faultFlag = false
@@ -59,6 +64,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Whether the object's incremental store was told that its context holds it
     /// (`managedObjectContextDidRegisterObjects(with:)`), and so must be told when it lets go.
     @exclusivity(unchecked) var announcedToStore = false
+    /// While the framework checks the model's rules on the object and calls its validation hooks
+    /// (a save, or `validateForInsert()`): `ManagedObject`'s own hooks then leave the rules to it.
+    /// A flag of the object's, read for every value: the hooks are called for each of them.
+    @exclusivity(unchecked) var isUnderValidation = false
 
     /// Creates an object of `entity`, inserted into `context` when one is given.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
@@ -84,6 +93,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public var isUpdated: Bool { updatedFlag && !insertedFlag && !deletedFlag }
     /// Whether the values have not been loaded yet; touching any value loads them.
     public var isFault: Bool { faultFlag }
+    /// 0 when the object's values are loaded, as Core Data's `faultingState`; otherwise (a fault,
+    /// whose values load when touched) another value.
+    public var faultingState: Int { faultFlag ? 1 : 0 }
+    /// Whether changes announced with `willChangeValue(forKey:)`/`didChangeValue(forKey:)` for a
+    /// key the entity does not model leave the object unchanged (`true`, Core Data's default);
+    /// a class that returns `false` is counted as updated by such a change, so its context
+    /// saves it (`willSave()` runs, its version moves on) and observers hear of it.
+    open class var contextShouldIgnoreUnmodeledPropertyChanges: Bool { true }
     public var hasChanges: Bool { insertedFlag || deletedFlag || updatedFlag }
 
     /// Stored properties whose value differs from the last saved one (all set values for a new
@@ -98,6 +115,46 @@ open class ManagedObject: Hashable, CustomStringConvertible {
                 if !StoredValue.same(current, committed[index]) { result[property.name] = current.value }
             } else if !current.isNull {
                 result[property.name] = current.value
+            }
+        }
+        return result
+    }
+
+    /// The stored properties changed since the context last processed its changes (its last
+    /// `processPendingChanges()`, which posts `objectsDidChangeNotification`), with the values
+    /// they had then: what an observer of that notification, or a `willSave()`, asks to see what
+    /// this event changed. Core Data's `changedValuesForCurrentEvent()`: its Objective-C header
+    /// gives old values, as here; a to-many's old value is its objects, a to-one's its object.
+    /// A value changed and set back within the event is not listed.
+    public func changedValuesForCurrentEvent() -> [String: Any?] {
+        guard !faultFlag else { return [:] }
+        let base = eventValues ?? committedValues
+        var result: [String: Any?] = [:]
+        for (index, property) in entity.properties.enumerated() where !property.isTransient {
+            let kind = entityLayout.kinds[index]
+            if kind == .fetched || kind == .other { continue }
+            var old = base?[index] ?? .null
+            let current = values[index]
+            if kind == .toMany {
+                // Not loaded now: not changed. Not loaded then: as saved, which loading fills in.
+                guard case .toMany(.loaded(let now)) = current else { continue }
+                if case .toMany(.fault) = old { old = committedValues?[index] ?? .null }
+                let before: RelatedIDs
+                switch old {
+                case .toMany(.loaded(let ids)): before = ids
+                case .null: before = []
+                default: continue
+                }
+                if before == now { continue }
+                let objects = before.map { managedObjectContext?.object(with: $0) }.compactMap { $0 }
+                result[property.name] = (property as? RelationshipDescription)?.isOrdered == true ? objects as Any : Set(objects) as Any
+                continue
+            }
+            if StoredValue.same(old, current) { continue }
+            if kind == .toOne {
+                result[property.name] = old.objectID.flatMap { managedObjectContext?.object(with: $0) } as Any?
+            } else {
+                result[property.name] = old.value
             }
         }
         return result
@@ -142,6 +199,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     open func awakeFromInsert() {}
     /// Called when the object's values are loaded from the store.
     open func awakeFromFetch() {}
+    /// Called when several of the object's values were put back at once: by an undo or redo
+    /// (`.undoInsertion`, `.undoDeletion`, `.undoUpdate`), a `rollback()` (`.rollback`), a
+    /// `refresh(_:mergeChanges: true)` or a merge of another context's save (`.refresh`), or a
+    /// merge policy settling a conflict (`.mergePolicy`). Recompute what you derive from the
+    /// values here, as in `awakeFromFetch()`.
+    open func awake(fromSnapshotEvents events: SnapshotEventType) {}
     /// Called before the object is saved, while changes may still be made.
     open func willSave() {}
     /// Called after a save that included the object.
@@ -153,11 +216,27 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     open func willTurnIntoFault() {}
     /// Called when the object is turned back into a fault and its values are dropped.
     open func didTurnIntoFault() {}
-    /// Checks a single value at save; throw a `ValidationError` to refuse it.
-    open func validateValue(_ value: Any?, forKey key: String) throws {}
-    open func validateForInsert() throws {}
-    open func validateForUpdate() throws {}
-    open func validateForDelete() throws {}
+    /// Checks `value` for `key` against the model's rules (type, required, bounds, pattern, a
+    /// relationship's count), throwing a `ValidationFailure` saying why not, as Core Data's
+    /// `validateValue(_:forKey:)`: ask it before setting a value a user typed. Override it to add
+    /// rules of your own (a save calls it for every property of a subclass's objects); a save
+    /// checks the model's rules itself, so `super` then has nothing left to do.
+    open func validateValue(_ value: Any?, forKey key: String) throws {
+        guard !isUnderValidation else { return }
+        if let failure = Validation.failures(forValue: value, key: key, of: self).first { throw failure }
+    }
+    /// Checks the whole object as a save of it as a new object would (the model's rules and
+    /// `validateValue(_:forKey:)` for each property), throwing a `ValidationError` listing every
+    /// failure. Override to check rules across properties; a save calls it for new objects.
+    open func validateForInsert() throws { try validateAsSaved() }
+    /// As `validateForInsert()`, for a changed saved object.
+    open func validateForUpdate() throws { try validateAsSaved() }
+    /// Checks that the object may be deleted (Deny rules), throwing a `ValidationError` if not.
+    open func validateForDelete() throws {
+        guard !isUnderValidation else { return }
+        let failures = Validation.deleteFailures(of: self)
+        if !failures.isEmpty { throw ValidationError(failures: failures) }
+    }
 
     // MARK: Identity
 

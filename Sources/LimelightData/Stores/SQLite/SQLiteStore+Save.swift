@@ -19,6 +19,7 @@ extension SQLiteStore {
             for snapshot in changes.updated {
                 if try !update(snapshot, resolve: { mapping.resolve($0) }, db: db) { conflicts.append(snapshot.id) }
             }
+            for snapshot in changes.locked where try !hasVersion(snapshot, db: db) { conflicts.append(snapshot.id) }
             if !conflicts.isEmpty { throw PersistenceError.conflict(objects: conflicts) }
             try writePositions(changes, permanent: permanent, resolve: { mapping.resolve($0) }, db: db)
             // Participants are told the IDs the new objects were stored under beside the changes,
@@ -219,6 +220,13 @@ extension SQLiteStore {
         try writeJoinRows(snapshot.values, id: snapshot.id, indices: snapshot.changed, as: .update(saved: snapshot.committedValues),
                           resolve: resolve, db: db)
         return true
+    }
+
+    /// Whether the row of an object that is not written (`detectConflicts(for:)`) is still at
+    /// the version it was read at.
+    private func hasVersion(_ snapshot: ObjectSnapshot, db: SQLiteConnection) throws -> Bool {
+        guard let table = schema.table(for: snapshot.id.entity), let pk = snapshot.id.primaryKey else { return true }
+        return try db.scalarInt("SELECT Z_OPT FROM \(table.name) WHERE Z_PK = ?", [.integer(pk)]) == snapshot.version
     }
 
     private func delete(_ snapshot: ObjectSnapshot, db: SQLiteConnection) throws -> Bool {

@@ -59,6 +59,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     func openReadConnection() throws -> SQLiteConnection {
         let reader = try SQLiteConnection(path: path, readOnly: true)
         do {
+            try SQLiteConnectionOptions.applyTimeout(options, to: reader, path: path)
             try Self.registerFunctions(on: reader)
         } catch {
             reader.close()
@@ -83,7 +84,10 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         let connection = try SQLiteConnection(path: path, readOnly: isReadOnly)
         self.connection = connection
         do {
+            try SQLiteConnectionOptions.applyTimeout(options, to: connection, path: path)
             if !isReadOnly { try connection.execute("PRAGMA journal_mode=WAL") }
+            // The application's pragmas come after the store's own, so they have the last word.
+            try SQLiteConnectionOptions.applyPragmas(options, to: connection, path: path)
             let hasTables = try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'Z_PRIMARYKEY'") ?? 0
             if hasTables == 0 {
                 guard !isReadOnly else { throw PersistenceError.store(path: path, reason: "not a Core Data store (no Z_PRIMARYKEY table)") }
@@ -92,6 +96,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 try open(connection)
             }
             if !isReadOnly, try keepsHistory() { saveParticipants.append(SQLiteHistoryRecorder()) }
+            if !isReadOnly { try SQLiteConnectionOptions.runMaintenance(options, on: connection) }
             try Self.registerFunctions(on: connection)
             try CoreDataTriggerFunctions.register(on: connection)
             for participant in saveParticipants { try participant.storeDidOpen(self) }
@@ -135,6 +140,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         try sqliteRelatedIDs(of: id, relationship: relationship)
     }
     override func save(_ changes: SaveChanges) throws -> [ManagedObjectID] { try sqliteSave(changes) }
+    override var checksLockedVersionsInSave: Bool { true }
     override func obtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID] {
         try sqliteObtainPermanentIDs(for: ids)
     }
