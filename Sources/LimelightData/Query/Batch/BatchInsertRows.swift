@@ -16,6 +16,8 @@ struct BatchInsertRows {
     private let startingValues: [StoredValue]
     /// The slots of the attributes a row may not leave empty, with their names for the error.
     private let required: [(index: Int, name: String)]
+    /// The slots of relationships, which an object of a handler must leave as they start.
+    private let relationships: [Int]
 
     init(entity: EntityDescription) {
         self.entity = entity
@@ -27,6 +29,7 @@ struct BatchInsertRows {
         var values = entity.emptyValues
         for (index, value) in entity.layout.initialValues { values[index] = value }
         startingValues = values
+        relationships = entity.properties.indices.filter { entity.properties[$0] is RelationshipDescription }
         required = entity.properties.compactMap { property in
             guard let attribute = property as? AttributeDescription, !attribute.isOptional, !attribute.isTransient,
                   let index = entity.index(of: attribute.name) else { return nil }
@@ -37,11 +40,15 @@ struct BatchInsertRows {
     /// The values of the row for dictionary number `row`, converted to their attributes' types;
     /// when `given` is not nil, the slots the dictionary gave are appended to it.
     func values(of dictionary: [String: Any], row: Int, given: inout [Int]?) throws -> [StoredValue] {
-        // Built by appending to a reserved array: a copy of the starting array would go through
-        // the standard library's unspecialised code, a call through a witness per slot.
         var values: [StoredValue] = []
-        values.reserveCapacity(startingValues.count)
-        for value in startingValues { values.append(value) }
+        try fill(&values, from: dictionary, row: row, given: &given)
+        return values
+    }
+
+    /// Sets `values` to the row for dictionary number `row` (see `values(of:row:given:)`), in
+    /// place: a streaming insert hands the same array to every row, so no row allocates one.
+    func fill(_ values: inout [StoredValue], from dictionary: [String: Any], row: Int, given: inout [Int]?) throws {
+        reset(&values)
         for (key, value) in dictionary {
             guard let index = keys.index(of: key), let type = types[index] else {
                 throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): '\(key)' is not a stored attribute")
@@ -49,10 +56,52 @@ struct BatchInsertRows {
             values[index] = try stored(value, as: type, key: key, row: row)
             given?.append(index)
         }
+        try checkRequired(values, row: row)
+    }
+
+    /// Sets `values` back to a new row's starting values, in place when it has their count.
+    func reset(_ values: inout [StoredValue]) {
+        if values.count == startingValues.count {
+            for index in startingValues.indices { values[index] = startingValues[index] }
+            return
+        }
+        // Built by appending to a reserved array: a copy of the starting array would go through
+        // the standard library's unspecialised code, a call through a witness per slot.
+        values.removeAll(keepingCapacity: true)
+        values.reserveCapacity(startingValues.count)
+        for value in startingValues { values.append(value) }
+    }
+
+    /// Checks the values a managed-object handler set on object number `row`: each attribute's in
+    /// its type (a typed `@Managed` setter makes it so; `setValue(_:forKey:)` keeps a value it
+    /// cannot convert), no relationship set (a batch insert writes attributes only), and the
+    /// required attributes given.
+    func check(_ values: [StoredValue], row: Int) throws {
+        for index in values.indices {
+            guard let type = types[index] else { continue }
+            let value = values[index]
+            guard AttributeValueCoercion.isCanonical(value, for: type) else {
+                throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): "
+                    + "\(value.value.map { "\(Swift.type(of: $0))" } ?? "nil") is no \(type.rawValue) for '\(entity.properties[index].name)'")
+            }
+        }
+        for index in relationships where !StoredValue.same(values[index], startingValues[index]) {
+            throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): "
+                + "'\(entity.properties[index].name)' is a relationship, which a batch insert does not set")
+        }
+        try checkRequired(values, row: row)
+    }
+
+    /// The slots where `values` differ from a new row's: what an object of a handler gave, as
+    /// far as can be told (a value set to its default counts as not given).
+    func givenSlots(_ values: [StoredValue]) -> [Int] {
+        values.indices.filter { types[$0] != nil && !StoredValue.same(values[$0], startingValues[$0]) }
+    }
+
+    private func checkRequired(_ values: [StoredValue], row: Int) throws {
         for (index, name) in required where values[index].isNull {
             throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): '\(name)' is required")
         }
-        return values
     }
 
     /// `value` in the attribute's canonical form; `NSNull` is no value.
