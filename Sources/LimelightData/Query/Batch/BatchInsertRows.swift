@@ -16,19 +16,23 @@ struct BatchInsertRows {
     private let startingValues: [StoredValue]
     /// The slots of the attributes a row may not leave empty, with their names for the error.
     private let required: [(index: Int, name: String)]
+    /// The slots of stored attributes with their types, for checking an object's values.
+    private let attributes: [(index: Int, type: AttributeType)]
     /// The slots of relationships, which an object of a handler must leave as they start.
     private let relationships: [Int]
 
     init(entity: EntityDescription) {
         self.entity = entity
         keys = entity.propertyKeys
-        types = entity.properties.map { property in
+        let types = entity.properties.map { property -> AttributeType? in
             guard let attribute = property as? AttributeDescription, !attribute.isTransient else { return nil }
             return attribute.attributeType
         }
+        self.types = types
         var values = entity.emptyValues
         for (index, value) in entity.layout.initialValues { values[index] = value }
         startingValues = values
+        attributes = types.enumerated().compactMap { index, type in type.map { (index, $0) } }
         relationships = entity.properties.indices.filter { entity.properties[$0] is RelationshipDescription }
         required = entity.properties.compactMap { property in
             guard let attribute = property as? AttributeDescription, !attribute.isOptional, !attribute.isTransient,
@@ -62,7 +66,12 @@ struct BatchInsertRows {
     /// Sets `values` back to a new row's starting values, in place when it has their count.
     func reset(_ values: inout [StoredValue]) {
         if values.count == startingValues.count {
-            for index in startingValues.indices { values[index] = startingValues[index] }
+            // Through buffers: no uniqueness or bounds check per slot.
+            values.withUnsafeMutableBufferPointer { target in
+                startingValues.withUnsafeBufferPointer { source in
+                    for index in source.indices { target[index] = source[index] }
+                }
+            }
             return
         }
         // Built by appending to a reserved array: a copy of the starting array would go through
@@ -77,13 +86,14 @@ struct BatchInsertRows {
     /// cannot convert), no relationship set (a batch insert writes attributes only), and the
     /// required attributes given.
     func check(_ values: [StoredValue], row: Int) throws {
-        for index in values.indices {
-            guard let type = types[index] else { continue }
-            let value = values[index]
-            guard AttributeValueCoercion.isCanonical(value, for: type) else {
-                throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): "
-                    + "\(value.value.map { "\(Swift.type(of: $0))" } ?? "nil") is no \(type.rawValue) for '\(entity.properties[index].name)'")
-            }
+        // Read in place through the buffer: a value copied out of the array costs a call to the
+        // enum's copy function, for every slot of every object.
+        let mistyped = values.withUnsafeBufferPointer { buffer in
+            attributes.first { !AttributeValueCoercion.isCanonical(buffer[$0.index], for: $0.type) }
+        }
+        if let (index, type) = mistyped {
+            throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): "
+                + "\(values[index].value.map { "\(Swift.type(of: $0))" } ?? "nil") is no \(type.rawValue) for '\(entity.properties[index].name)'")
         }
         for index in relationships where !StoredValue.same(values[index], startingValues[index]) {
             throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): "
