@@ -88,8 +88,13 @@ struct BatchInsertRows {
     func check(_ values: [StoredValue], row: Int) throws {
         // Read in place through the buffer: a value copied out of the array costs a call to the
         // enum's copy function, for every slot of every object.
-        let mistyped = values.withUnsafeBufferPointer { buffer in
-            attributes.first { !AttributeValueCoercion.isCanonical(buffer[$0.index], for: $0.type) }
+        let mistyped = values.withUnsafeBufferPointer { buffer -> (index: Int, type: AttributeType)? in
+            for (index, type) in attributes {
+                // The common case by its case alone, binding nothing.
+                if type == .integer64, case .int64 = buffer[index] { continue }
+                if !AttributeValueCoercion.isCanonical(buffer[index], for: type) { return (index, type) }
+            }
+            return nil
         }
         if let (index, type) = mistyped {
             throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): "
