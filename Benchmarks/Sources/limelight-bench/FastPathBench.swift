@@ -9,10 +9,7 @@ extension StoreBench {
     /// The insert measure's rows as an application hands them to a batch insert: one dictionary
     /// per object, built inside the measure as the raw and GRDB peers make their values inside it.
     func limelightBatchInsert(_ count: Int) throws -> Double {
-        let url = workspace.root.appendingPathComponent("ll-batch-\(UUID().uuidString).sqlite")
-        let context = try Self.context(url, model: Self.model(indexed: false))
-        var inserted = 0
-        let elapsed = try seconds {
+        try batchInsert(count, into: "ll-batch") { _ in
             var objects: [[String: Any]] = []
             objects.reserveCapacity(count)
             for row in 0..<count {
@@ -20,17 +17,76 @@ extension StoreBench {
                 objects.append(["v0": base, "v1": base + 1, "v2": base + 2, "v3": base + 3, "v4": base + 4,
                                 "v5": base + 5, "v6": base + 6, "v7": base + 7, "v8": base + 8, "v9": base + 9])
             }
-            let request = BatchInsertRequest(entityName: "Row", objects: objects)
+            return BatchInsertRequest(entityName: "Row", objects: objects)
+        }
+    }
+
+    /// The same rows from a dictionary handler, which fills one dictionary per call.
+    func limelightDictionaryHandlerInsert(_ count: Int) throws -> Double {
+        try batchInsert(count, into: "ll-batch-dictionaries") { _ in
+            var row = 0
+            return BatchInsertRequest(entityName: "Row", dictionaryHandler: { dictionary in
+                guard row < count else { return true }
+                let base = Int64(row * 10)
+                dictionary["v0"] = base
+                dictionary["v1"] = base + 1
+                dictionary["v2"] = base + 2
+                dictionary["v3"] = base + 3
+                dictionary["v4"] = base + 4
+                dictionary["v5"] = base + 5
+                dictionary["v6"] = base + 6
+                dictionary["v7"] = base + 7
+                dictionary["v8"] = base + 8
+                dictionary["v9"] = base + 9
+                row += 1
+                return false
+            })
+        }
+    }
+
+    /// The same rows from a managed-object handler, set through `BenchRow`'s typed properties.
+    func limelightObjectHandlerInsert(_ count: Int) throws -> Double {
+        ManagedObjectClassRegistry.shared.register(BenchRow.self, as: "BenchRow")
+        return try batchInsert(count, into: "ll-batch-objects", className: "BenchRow") { _ in
+            var row = 0
+            return BatchInsertRequest(entityName: "Row", managedObjectHandler: { object in
+                guard row < count, let object = object as? BenchRow else { return true }
+                let base = Int64(row * 10)
+                object.v0 = base
+                object.v1 = base + 1
+                object.v2 = base + 2
+                object.v3 = base + 3
+                object.v4 = base + 4
+                object.v5 = base + 5
+                object.v6 = base + 6
+                object.v7 = base + 7
+                object.v8 = base + 8
+                object.v9 = base + 9
+                row += 1
+                return false
+            })
+        }
+    }
+
+    /// Runs the batch insert `makeRequest` makes, inside the measure (an application makes its
+    /// rows as part of inserting them), into a new store; then reads the store back outside the
+    /// measure: every row written, with the values the other inserts write.
+    private func batchInsert(_ count: Int, into name: String, className: String? = nil,
+                             _ makeRequest: (Int) throws -> BatchInsertRequest) throws -> Double {
+        let url = workspace.root.appendingPathComponent("\(name)-\(UUID().uuidString).sqlite")
+        let context = try Self.context(url, model: Self.model(indexed: false, className: className))
+        var inserted = 0
+        let elapsed = try seconds {
+            let request = try makeRequest(count)
             request.resultType = .count
             inserted = try context.execute(request).count
         }
-        // Read back outside the measure: every row written, with the values the other inserts write.
         let db = try RawDatabase(url.path)
         let check = try db.prepare("SELECT count(*), total(ZV0 + ZV1 + ZV2 + ZV3 + ZV4 + ZV5 + ZV6 + ZV7 + ZV8 + ZV9) FROM ZROW")
-        guard check.step() else { throw BenchError("batch insert: cannot read the store back") }
+        guard check.step() else { throw BenchError("\(name): cannot read the store back") }
         let expected = (0..<count).reduce(0.0) { sum, row in sum + Double(row * 100 + 45) }
         guard inserted == count, check.int64(0) == Int64(count), check.double(1) == expected else {
-            throw BenchError("batch insert: \(inserted) reported, \(check.int64(0)) rows stored, values' sum \(check.double(1)) (expected \(expected))")
+            throw BenchError("\(name): \(inserted) reported, \(check.int64(0)) rows stored, values' sum \(check.double(1)) (expected \(expected))")
         }
         return elapsed
     }

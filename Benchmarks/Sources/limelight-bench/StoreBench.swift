@@ -80,16 +80,23 @@ struct StoreBench {
     /// times, so drift on a busy machine hits all of them.
     func insert() throws -> [Measure] {
         let count = workspace.scaled(50_000)
-        var ours: [Double] = [], batch: [Double] = [], raw: [Double] = [], grdb: [Double] = []
+        var ours: [Double] = [], batch: [Double] = [], dictionaries: [Double] = [], objects: [Double] = []
+        var raw: [Double] = [], grdb: [Double] = []
         for _ in 0..<workspace.repeats {
             ours.append(try limelightInsert(count))
             batch.append(try limelightBatchInsert(count))
+            dictionaries.append(try limelightDictionaryHandlerInsert(count))
+            objects.append(try limelightObjectHandlerInsert(count))
             raw.append(try rawInsert(count))
             grdb.append(try grdbInsert(count))
         }
         return [
             Self.againstRawAndGRDB("insert + save \(count) objects × 10 Integer 64", ours: ours, raw: raw, grdb: grdb),
             Self.againstRaw("insert \(count) objects × 10 Integer 64 with `BatchInsertRequest`", ours: batch, raw: raw, grdb: grdb),
+            Self.againstRaw("insert \(count) objects × 10 Integer 64 with `BatchInsertRequest(dictionaryHandler:)`",
+                            ours: dictionaries, raw: raw, grdb: grdb),
+            Self.againstRaw("insert \(count) objects × 10 Integer 64 with `BatchInsertRequest(managedObjectHandler:)`, typed setters",
+                            ours: objects, raw: raw, grdb: grdb),
         ]
     }
 

@@ -69,7 +69,16 @@ extension ManagedObject {
 
     /// Sets a `@Managed` property with change tracking, as `setValue(_:forKey:)` does.
     @usableFromInline
-    func setManagedValue(_ value: StoredValue, wrapped: AnyKeyPath, storage: AnyKeyPath) {
+    func setManagedValue(_ value: consuming StoredValue, wrapped: AnyKeyPath, storage: AnyKeyPath) {
+        // An object of no context (the one a batch insert's handler fills) has no change to
+        // report: a value already in its attribute's type is stored as it is, which is where the
+        // full path below ends too, after several calls and copies of the value. The value is
+        // taken, not borrowed, so storing it needs no copy.
+        if belongsToNoContext, !faultFlag, let index = entityLayout.managedIndices.index(of: wrapped),
+           let type = entityLayout.attributeTypes[index], AttributeValueCoercion.isCanonical(value, for: type) {
+            values[index] = value
+            return
+        }
         guard let index = ManagedKeyCache.index(wrapped: wrapped, storage: storage, in: self) else {
             setValue(value.value, forKey: ManagedKeyCache.name(storage: storage, in: self))
             return

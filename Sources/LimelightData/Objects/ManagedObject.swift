@@ -18,6 +18,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         set { contextReference = newValue?.objectReference }
     }
     @exclusivity(unchecked) private var contextReference: ContextReference?
+    /// Whether the object was never inserted into a context (nor fetched into one): a change to
+    /// it has no one to tell.
+    var belongsToNoContext: Bool { contextReference == nil }
 
     // The state below is read and written for every value of every object: its accesses skip
     // the run-time exclusivity check (none of them overlaps another; all run on the context's queue).

@@ -16,17 +16,24 @@ struct BatchInsertRows {
     private let startingValues: [StoredValue]
     /// The slots of the attributes a row may not leave empty, with their names for the error.
     private let required: [(index: Int, name: String)]
+    /// The slots of stored attributes with their types, for checking an object's values.
+    private let attributes: [(index: Int, type: AttributeType)]
+    /// The slots of relationships, which an object of a handler must leave as they start.
+    private let relationships: [Int]
 
     init(entity: EntityDescription) {
         self.entity = entity
         keys = entity.propertyKeys
-        types = entity.properties.map { property in
+        let types = entity.properties.map { property -> AttributeType? in
             guard let attribute = property as? AttributeDescription, !attribute.isTransient else { return nil }
             return attribute.attributeType
         }
+        self.types = types
         var values = entity.emptyValues
         for (index, value) in entity.layout.initialValues { values[index] = value }
         startingValues = values
+        attributes = types.enumerated().compactMap { index, type in type.map { (index, $0) } }
+        relationships = entity.properties.indices.filter { entity.properties[$0] is RelationshipDescription }
         required = entity.properties.compactMap { property in
             guard let attribute = property as? AttributeDescription, !attribute.isOptional, !attribute.isTransient,
                   let index = entity.index(of: attribute.name) else { return nil }
@@ -37,11 +44,15 @@ struct BatchInsertRows {
     /// The values of the row for dictionary number `row`, converted to their attributes' types;
     /// when `given` is not nil, the slots the dictionary gave are appended to it.
     func values(of dictionary: [String: Any], row: Int, given: inout [Int]?) throws -> [StoredValue] {
-        // Built by appending to a reserved array: a copy of the starting array would go through
-        // the standard library's unspecialised code, a call through a witness per slot.
         var values: [StoredValue] = []
-        values.reserveCapacity(startingValues.count)
-        for value in startingValues { values.append(value) }
+        try fill(&values, from: dictionary, row: row, given: &given)
+        return values
+    }
+
+    /// Sets `values` to the row for dictionary number `row` (see `values(of:row:given:)`), in
+    /// place: a streaming insert hands the same array to every row, so no row allocates one.
+    func fill(_ values: inout [StoredValue], from dictionary: [String: Any], row: Int, given: inout [Int]?) throws {
+        reset(&values)
         for (key, value) in dictionary {
             guard let index = keys.index(of: key), let type = types[index] else {
                 throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): '\(key)' is not a stored attribute")
@@ -49,10 +60,63 @@ struct BatchInsertRows {
             values[index] = try stored(value, as: type, key: key, row: row)
             given?.append(index)
         }
+        try checkRequired(values, row: row)
+    }
+
+    /// Sets `values` back to a new row's starting values, in place when it has their count.
+    func reset(_ values: inout [StoredValue]) {
+        if values.count == startingValues.count {
+            // Through buffers: no uniqueness or bounds check per slot.
+            values.withUnsafeMutableBufferPointer { target in
+                startingValues.withUnsafeBufferPointer { source in
+                    for index in source.indices { target[index] = source[index] }
+                }
+            }
+            return
+        }
+        // Built by appending to a reserved array: a copy of the starting array would go through
+        // the standard library's unspecialised code, a call through a witness per slot.
+        values.removeAll(keepingCapacity: true)
+        values.reserveCapacity(startingValues.count)
+        for value in startingValues { values.append(value) }
+    }
+
+    /// Checks the values a managed-object handler set on object number `row`: each attribute's in
+    /// its type (a typed `@Managed` setter makes it so; `setValue(_:forKey:)` keeps a value it
+    /// cannot convert), no relationship set (a batch insert writes attributes only), and the
+    /// required attributes given.
+    func check(_ values: [StoredValue], row: Int) throws {
+        // Read in place through the buffer: a value copied out of the array costs a call to the
+        // enum's copy function, for every slot of every object.
+        let mistyped = values.withUnsafeBufferPointer { buffer -> (index: Int, type: AttributeType)? in
+            for (index, type) in attributes {
+                // The common case by its case alone, binding nothing.
+                if type == .integer64, case .int64 = buffer[index] { continue }
+                if !AttributeValueCoercion.isCanonical(buffer[index], for: type) { return (index, type) }
+            }
+            return nil
+        }
+        if let (index, type) = mistyped {
+            throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): "
+                + "\(values[index].value.map { "\(Swift.type(of: $0))" } ?? "nil") is no \(type.rawValue) for '\(entity.properties[index].name)'")
+        }
+        for index in relationships where !StoredValue.same(values[index], startingValues[index]) {
+            throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): "
+                + "'\(entity.properties[index].name)' is a relationship, which a batch insert does not set")
+        }
+        try checkRequired(values, row: row)
+    }
+
+    /// The slots where `values` differ from a new row's: what an object of a handler gave, as
+    /// far as can be told (a value set to its default counts as not given).
+    func givenSlots(_ values: [StoredValue]) -> [Int] {
+        values.indices.filter { types[$0] != nil && !StoredValue.same(values[$0], startingValues[$0]) }
+    }
+
+    private func checkRequired(_ values: [StoredValue], row: Int) throws {
         for (index, name) in required where values[index].isNull {
             throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): '\(name)' is required")
         }
-        return values
     }
 
     /// `value` in the attribute's canonical form; `NSNull` is no value.

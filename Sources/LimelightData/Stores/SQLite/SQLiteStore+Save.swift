@@ -82,12 +82,7 @@ extension SQLiteStore {
                 if let known = counters.firstIndex(where: { $0.root == root }) {
                     current = known
                 } else {
-                    let rootEntity = id.entity.rootEntity
-                    let number = Int64(schema.number(of: rootEntity))
-                    var last = try db.scalarInt("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)]) ?? 0
-                    if let table = schema.table(for: rootEntity) {
-                        last = max(last, try db.scalarInt("SELECT max(Z_PK) FROM \(table.name)") ?? 0)
-                    }
+                    let (number, last) = try lastKey(ofTreeOf: id.entity, db: db)
                     counters.append((root, number, last))
                     current = counters.count - 1
                 }
@@ -99,6 +94,19 @@ extension SQLiteStore {
             try db.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(counter.last), .integer(counter.number)])
         }
         return result
+    }
+
+    /// The entity number of `entity`'s inheritance tree and the last primary key handed out in
+    /// it: its `Z_MAX`, or the table's largest key when that is larger (a store written by
+    /// another program that did not keep the counter). Whoever hands out keys writes `Z_MAX`.
+    func lastKey(ofTreeOf entity: EntityDescription, db: SQLiteConnection) throws -> (entityNumber: Int64, last: Int64) {
+        let rootEntity = entity.rootEntity
+        let number = Int64(schema.number(of: rootEntity))
+        var last = try db.scalarInt("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)]) ?? 0
+        if let table = schema.table(for: rootEntity) {
+            last = max(last, try db.scalarInt("SELECT max(Z_PK) FROM \(table.name)") ?? 0)
+        }
+        return (number, last)
     }
 
     func writePlan(for entity: EntityDescription, table: SQLiteSchema.Table) -> SQLiteWritePlan {
@@ -163,15 +171,21 @@ extension SQLiteStore {
     private func insert(_ values: [StoredValue], id: ManagedObjectID, resolve: (ManagedObjectID) -> ManagedObjectID,
                         db: SQLiteConnection, statements: inout InsertStatements) throws {
         guard let pk = id.primaryKey else { return }
-        let key = ObjectIdentifier(id.entity)
+        try insert(values, entity: id.entity, primaryKey: pk, resolve: resolve, db: db, statements: &statements)
+    }
+
+    /// Writes the row of a new object of `entity` stored under `pk`, with its join rows.
+    func insert(_ values: [StoredValue], entity: EntityDescription, primaryKey pk: Int64, resolve: (ManagedObjectID) -> ManagedObjectID,
+                db: SQLiteConnection, statements: inout InsertStatements) throws {
+        let key = ObjectIdentifier(entity)
         let plan: SQLiteWritePlan, statement: OpaquePointer
         if let last = statements.last, last.entity == key {
             (plan, statement) = (last.plan, last.statement)
         } else if let known = statements.byEntity[key] {
             (plan, statement) = known
         } else {
-            guard let table = schema.table(for: id.entity) else { return }
-            plan = writePlan(for: id.entity, table: table)
+            guard let table = schema.table(for: entity) else { return }
+            plan = writePlan(for: entity, table: table)
             statement = try db.prepare(plan.insertSQL)
             statements.byEntity[key] = (plan, statement)
         }
@@ -205,7 +219,7 @@ extension SQLiteStore {
         guard rc == SQLITE_OK else { throw db.error("binding the values of \(plan.insertSQL)") }
         try db.step(statement, sql: plan.insertSQL)
         if !plan.joinTableSlots.isEmpty {
-            try writeJoinRows(values, id: id, indices: plan.joinTableSlots, as: .new, resolve: resolve, db: db)
+            try writeJoinRows(values, id: objectID(entity: entity, primaryKey: pk), indices: plan.joinTableSlots, as: .new, resolve: resolve, db: db)
         }
     }
 
