@@ -9,7 +9,10 @@ import Synchronization
 /// path only as a getter's address. So the declaration is read once, on a throwaway object of the
 /// key path's root class with an entity of no properties: its wrapper learns the declaration's
 /// name (`ManagedKeyCache`, by reflection) and finds no value, and the name is looked up among
-/// those learned by the key path's equality. Answers are kept per key path.
+/// those learned by the key path's equality. Answers are kept per key path. The class's
+/// `init(entity:insertInto:)` runs for the throwaway object (with no context, so no
+/// `awakeFromInsert`); a declared type with no empty value and no stand-in (`standIn(for:)`), such
+/// as a transformable's own class, cannot be named this way: give such keys as strings.
 enum ManagedKeyPathNames {
     /// Key paths are immutable once made.
     private struct Key: Hashable, @unchecked Sendable {
