@@ -2,6 +2,11 @@ import Foundation
 import Testing
 @testable import LimelightData
 
+/// A transformable's own type, of which the framework has no empty value.
+struct ExposureSettings: Codable, Sendable {
+    var iso: Int
+}
+
 /// Declarations of every shape a key path may name: a renamed key, and types the framework has
 /// no empty value of (a non-optional date and to-one).
 final class Exposure: ManagedObject {
@@ -9,6 +14,7 @@ final class Exposure: ManagedObject {
     @Managed var taken: Date
     @Managed var camera: Photo
     @Managed var notes: String?
+    @Managed var settings: ExposureSettings
     var summary: String { "\(speed)" }
 }
 
@@ -40,6 +46,8 @@ final class Exposure: ManagedObject {
     @Test func aKeyPathThatIsNoDeclarationIsRefusedByTheFetch() throws {
         let computed = QuerySortDescriptor(keyPath: \Exposure.summary)
         #expect(computed.key.contains("Exposure"))
+        // Not read at all (reading it would have no value to give): left unnamed, not a crash.
+        #expect(QuerySortDescriptor(keyPath: \Exposure.settings).key.contains("Exposure"))
         let folder = try TemporaryFolder()
         let context = try TypedFetchRequestTests.stack(folder)
         context.performAndWait {

@@ -11,8 +11,8 @@ import Synchronization
 /// name (`ManagedKeyCache`, by reflection) and finds no value, and the name is looked up among
 /// those learned by the key path's equality. Answers are kept per key path. The class's
 /// `init(entity:insertInto:)` runs for the throwaway object (with no context, so no
-/// `awakeFromInsert`); a declared type with no empty value and no stand-in (`standIn(for:)`), such
-/// as a transformable's own class, cannot be named this way: give such keys as strings.
+/// `awakeFromInsert`); a declaration of a type with no empty value and no stand-in (a
+/// transformable's own class) is not read, and not named: give such keys as strings.
 enum ManagedKeyPathNames {
     /// Key paths are immutable once made.
     private struct Key: Hashable, @unchecked Sendable {
@@ -28,7 +28,7 @@ enum ManagedKeyPathNames {
     static func name(of keyPath: AnyKeyPath) -> String? {
         let key = Key(keyPath: keyPath)
         if let name = known.withLock({ $0[key] }) { return name }
-        guard let root = type(of: keyPath).rootType as? ManagedObject.Type else { return nil }
+        guard let root = type(of: keyPath).rootType as? ManagedObject.Type, canRead(type(of: keyPath).valueType) else { return nil }
         let probe = root.init(entity: EntityDescription(name: "KeyPathProbe", properties: []), insertInto: nil)
         probes.add(1, ordering: .sequentiallyConsistent)
         _ = probe[keyPath: keyPath]
@@ -36,6 +36,17 @@ enum ManagedKeyPathNames {
         guard let name = ManagedKeyCache.name(ofWrapped: keyPath) else { return nil }
         known.withLock { $0[key] = name }
         return name
+    }
+
+    /// Whether a probe can read a declaration of `type`: one the framework has an empty value or
+    /// a stand-in of. Any other (a transformable's own class) would stop the program, so its key
+    /// path is not named.
+    private static func canRead(_ type: Any.Type) -> Bool {
+        if type is OptionalMarker.Type || type is ManagedObject.Type || type is ManagedCollectionMarker.Type
+            || type is ManagedDefaultValue.Type { return true }
+        let known: [Any.Type] = [Int.self, Int16.self, Int32.self, Int64.self, Double.self, Float.self, Bool.self, String.self,
+                                 Data.self, Date.self, UUID.self, URL.self, Decimal.self]
+        return known.contains { $0 == type }
     }
 
     /// What a probe's read returns for a declared type the framework has no empty value of: an
