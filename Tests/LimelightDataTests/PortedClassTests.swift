@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+@testable import LimelightData
+
+/// A class as Xcode's "Manual/None" codegen writes it, ported by dropping `NS` and `@objc`.
+final class Journal: ManagedObject {
+    @Managed var title: String?
+    @Managed var pages: Int32
+
+    public class func fetchRequest() -> FetchRequest<Journal> {
+        FetchRequest<Journal>(entityName: "Journal")
+    }
+}
+
+/// Code Core Data's generated classes carry still compiles and behaves beside the library's own
+/// `fetchRequest()`.
+@Suite struct PortedClassTests {
+    @Test func aClassesOwnFetchRequestMethodIsTheOneCalled() throws {
+        let folder = try TemporaryFolder()
+        let model = ManagedObjectModel(entities: [EntityDescription(name: "Journal", properties: [
+            AttributeDescription(name: "title", type: .string), AttributeDescription(name: "pages", type: .integer32),
+        ])])
+        let context = try TestStack.context(model: model, at: folder.file("journals.sqlite"))
+        let titles = try context.performAndWait {
+            for (title, pages) in [("Travel", 120), ("Garden", 40)] {
+                let journal = try Journal(context: context)
+                journal.title = title
+                journal.pages = Int32(pages)
+            }
+            try context.save()
+            let request = Journal.fetchRequest()
+            #expect(request.entityName == "Journal", "the class's own method, which names the entity")
+            request.sortDescriptors = [QuerySortDescriptor(keyPath: \Journal.pages, ascending: false)]
+            return try context.fetch(request).compactMap(\.title)
+        }
+        #expect(titles == ["Travel", "Garden"])
+    }
+}
