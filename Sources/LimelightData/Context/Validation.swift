@@ -129,8 +129,7 @@ enum Validation {
         if let attribute = property as? AttributeDescription { return check(attribute, value: value, object: object) }
         guard let relationship = property as? RelationshipDescription else { return [] }
         guard let slot = ManagedObject.relationshipSlot(value, toMany: relationship.isToMany) else {
-            return [ValidationFailure(object: object, key: key,
-                reason: "expected \(relationship.isToMany ? "a set of objects" : "an object"), got \(type(of: value!))")]
+            return [ValidationFailure(object: object, key: key, reason: ManagedObject.relationshipMismatch(value, relationship))]
         }
         let count: Int
         switch slot {

@@ -80,13 +80,18 @@ extension ManagedObject {
         case let relationship as RelationshipDescription:
             guard let slot = Self.relationshipSlot(value, toMany: relationship.isToMany) else {
                 managedObjectContext?.recordProblem(ValidationFailure(object: self, key: key,
-                    reason: "expected \(relationship.isToMany ? "a set of objects" : "an object"), got \(type(of: value!))"))
+                                                                      reason: Self.relationshipMismatch(value, relationship)))
                 return
             }
             values[index] = slot
         default:
             values[index] = StoredValue(value)
         }
+    }
+
+    /// Why `value` cannot be `relationship`'s (`relationshipSlot` gave nil).
+    static func relationshipMismatch(_ value: Any?, _ relationship: RelationshipDescription) -> String {
+        "expected \(relationship.isToMany ? "a set of objects" : "an object"), got \(value.map { "\(type(of: $0))" } ?? "nil")"
     }
 
     /// A relationship's slot for a value given as objects: `nil` when the value is not of the

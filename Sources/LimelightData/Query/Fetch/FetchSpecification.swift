@@ -58,23 +58,24 @@ struct FetchSpecification: @unchecked Sendable {
 
     /// The same fetch without offset and limit, for merging with unsaved objects.
     func withoutPaging(keepPredicate: Bool = true) -> FetchSpecification {
-        var copy = FetchSpecification(entityName: entityName, predicate: keepPredicate ? predicate : nil, sortDescriptors: sortDescriptors)
-        copy.entity = entity
-        copy.resultClass = resultClass
-        copy.includesSubentities = includesSubentities
-        copy.affectedStores = affectedStores
-        return copy
+        plain(predicate: keepPredicate ? predicate : nil, sortDescriptors: sortDescriptors, stores: affectedStores)
     }
 
     /// The objects a dictionary fetch is computed from in memory: matching objects of one store,
     /// saved state only, unsorted and unpaged (the dictionary rows are sorted and paged).
     func objectsForDictionaries(in store: PersistentStore) -> FetchSpecification {
-        var copy = FetchSpecification(entityName: entityName, predicate: predicate)
+        var copy = plain(predicate: predicate, sortDescriptors: [], stores: [store])
+        copy.includesPendingChanges = false
+        return copy
+    }
+
+    /// A fetch of the same objects with every other setting at its default.
+    private func plain(predicate: QueryPredicate?, sortDescriptors: [QuerySortDescriptor], stores: [PersistentStore]) -> FetchSpecification {
+        var copy = FetchSpecification(entityName: entityName, predicate: predicate, sortDescriptors: sortDescriptors)
         copy.entity = entity
         copy.resultClass = resultClass
         copy.includesSubentities = includesSubentities
-        copy.includesPendingChanges = false
-        copy.affectedStores = [store]
+        copy.affectedStores = stores
         return copy
     }
 }
