@@ -22,6 +22,9 @@ public struct MutableOrderedSetProxy: RandomAccessCollection {
     public var startIndex: Int { 0 }
     public var endIndex: Int { array.count }
     public subscript(position: Int) -> ManagedObject { array[position] }
+    /// Walks one reading of the relationship, rather than reading it again for every element as
+    /// the collection's default iterator would (each subscript reads the live relationship).
+    public func makeIterator() -> IndexingIterator<[ManagedObject]> { array.makeIterator() }
 
     /// The object at `index`.
     public func object(at index: Int) -> ManagedObject { array[index] }
