@@ -51,12 +51,16 @@ public final class ConstraintConflict: CustomStringConvertible {
     }
 
     /// The saved object that holds the values, as an object of the saving context: the one the
-    /// context holds, or else one registered now (a fault until its values are read). `nil`
-    /// when only new objects conflict.
+    /// context holds, or else one registered when first asked for (a fault until its values are
+    /// read), which the conflict keeps, so the merge policy's settling finds it and the new
+    /// object goes into it. `nil` when only new objects conflict.
     public var databaseObject: ManagedObject? {
+        if let asked { return asked }
         guard let id = databaseRow?.id, let context else { return nil }
-        return context.object(with: id)
+        asked = context.object(with: id)
+        return asked
     }
+    private var asked: ManagedObject?
 
     public var description: String {
         let values = constraint.map { "\($0) = \(constraintValues[$0] ?? "nil")" }.joined(separator: ", ")
