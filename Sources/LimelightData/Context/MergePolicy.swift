@@ -34,12 +34,15 @@ public enum MergePolicyType: UInt, Sendable {
 ///   (an object the other writer deleted is still a conflict, reported as with `.error`).
 /// - A constraint conflict left in place fails the save with `PersistenceError.constraintConflict`.
 ///
+/// A save that goes on losing races to other writers hands each round's conflicts to the policy,
+/// three rounds at most.
+///
 /// Thread safety: one policy serves contexts on any queue (the shared instances serve every
 /// context of the process) and is called on whichever context saves. Its one property is set by
 /// the initializer and never changes, so sharing it needs no lock; the class is `@unchecked
-/// Sendable` only because a class open for subclassing cannot be checked. A subclass with state
-/// of its own must keep that safe to use from several queues at once, or give each context its
-/// own instance.
+/// Sendable` only because a class open for subclassing cannot be checked. A subclass restates
+/// `@unchecked Sendable` (Swift asks it to), and one with state of its own must keep that safe to
+/// use from several queues at once, or give each context its own instance.
 open class MergePolicy: CustomStringConvertible, @unchecked Sendable {
     /// How this policy settles what a subclass leaves to it.
     public let mergeType: MergePolicyType
