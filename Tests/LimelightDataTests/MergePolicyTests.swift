@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func errorIsTheDefaultAndWritesNothing() throws {
-        #expect(ManagedObjectContext(concurrencyType: .privateQueue).mergePolicy == .error)
+        #expect(ManagedObjectContext(concurrencyType: .privateQueue).mergePolicy === MergePolicy.error)
         #expect(throws: PersistenceError.self) { try race(.error, alsoChangeFirstName: false) }
     }
 
@@ -82,7 +82,7 @@ import Testing
             try theirs.save()
             person.setValue("Ada", forKey: "firstName")
             other.setValue("Grace", forKey: "firstName")
-            if policy == .mergeByPropertyStoreTrump || policy == .rollback {
+            if policy === MergePolicy.mergeByPropertyStoreTrump || policy === MergePolicy.rollback {
                 try mine.save()
                 #expect(person.managedObjectContext == nil, "\(policy)")
                 #expect(other.committedValues(forKeys: ["firstName"])["firstName"] as? String == "Grace", "\(policy)")

@@ -4,9 +4,10 @@ extension ManagedObjectContext {
     /// Writes every change to the stores in one transaction per store; a child's go to its parent.
     ///
     /// Validation runs first; if anything fails, a `ValidationError` lists every failing object and
-    /// key, and neither the store nor the context's pending changes are touched. A save that lost a
-    /// race with another writer is settled by `mergePolicy`; with `.error`, the default, it throws
-    /// `PersistenceError.conflict` naming the objects.
+    /// key, and neither the store nor the context's pending changes are touched. Conflicts (a race
+    /// lost to another writer, uniqueness constraints) go to `mergePolicy`'s `resolve` methods; with
+    /// `.error`, the default, the save throws `PersistenceError.conflict` (or `.constraintConflict`)
+    /// naming the objects, and so does any error a policy throws, with nothing written.
     public func save() throws {
         // Delete rules held back by `propagatesDeletesAtEndOfEvent` run now, before anything sees the changes.
         if !unpropagatedDeletes.isEmpty { propagatePendingDeletes() }
@@ -58,9 +59,9 @@ extension ManagedObjectContext {
                 didCommit(batches, updated: updated)
                 advanceQueryGeneration()
                 return
-            } catch PersistenceError.conflict(let ids) where mergePolicy != .error && round < 3 && !wroteSome {
+            } catch PersistenceError.conflict(let ids) where round < 3 && !wroteSome {
                 round += 1
-                try settleConflicts(ids, coordinator: coordinator)
+                try resolveLockingConflicts(ids, coordinator: coordinator)
                 processPendingChanges()
                 guard hasChanges || !conflictCheckedObjects.isEmpty else { return }
             }

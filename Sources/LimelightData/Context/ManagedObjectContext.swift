@@ -27,7 +27,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     // Read for every value set on a new object: the read skips the run-time exclusivity check
     // (only ever a read or an assignment, on the context's queue).
     @exclusivity(unchecked) public var undoManager: ContextUndoManager? = ContextUndoManager()
-    /// How a save that lost a race with another writer settles it; `.error` throws.
+    /// How a save settles conflicts: a race lost to another writer, and uniqueness constraints;
+    /// `.error` throws. Core Data's property is typed `Any`; here it is a `MergePolicy` (a shared
+    /// instance, one made with `MergePolicy(merge:)`, or a subclass).
     public var mergePolicy: MergePolicy = .error
     public var name: String?
     /// Recorded with every save in a store that keeps persistent history, so readers of the

@@ -45,7 +45,8 @@ public enum PersistenceError: Error, CustomStringConvertible {
     /// Deleting was refused by a Deny rule.
     case deleteDenied(ValidationFailure)
     /// Objects would share the values of a uniqueness constraint (with the `.error` merge
-    /// policy, or a changed saved object taking another's values); nothing was written.
+    /// policy, a policy's override that left the conflict in place, or a changed saved object
+    /// taking another's values); nothing was written.
     case constraintConflict(entity: String, properties: [String], values: [String], objects: [ManagedObjectID])
 
     public var description: String {

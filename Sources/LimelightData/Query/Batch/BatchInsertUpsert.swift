@@ -14,10 +14,12 @@ extension ManagedObjectContext {
     /// dictionary gives, `.overwrite` all of its values (defaults for the rest), the store-first
     /// policies leave the saved object as it is, and `.error` refuses the request, naming the
     /// dictionary. Dictionaries with the same values make one object, later ones merged into it
-    /// the same way. Returns the object of each dictionary, each once, in order.
+    /// the same way. Returns the object of each dictionary, each once, in order. Only the policy's
+    /// `mergeType` counts: a batch insert makes no objects to hand to its `resolve` methods.
     func upsert(_ snapshots: [ObjectSnapshot], given: [[Int]], entity: EntityDescription,
                 constraints: [UniquenessConstraint], store: PersistentStore) throws -> [ManagedObjectID] {
-        let writesValues = mergePolicy == .mergeByPropertyObjectTrump || mergePolicy == .overwrite
+        let policyType = mergePolicy.mergeType
+        let writesValues = policyType == .mergeByPropertyObjectTrumpMergePolicyType || policyType == .overwriteMergePolicyType
         // Per constraint of one attribute, which dictionaries' values the store may hold, asked
         // for all at once; the others are not looked up one by one.
         var mayBeHeld: [Int: Set<Int>] = [:]
@@ -30,7 +32,7 @@ extension ManagedObjectContext {
         var targets: [UpsertTarget] = []
         var byKey: [String: UpsertTarget] = [:]
         for (row, snapshot) in snapshots.enumerated() {
-            let slots = mergePolicy == .overwrite ? Array(snapshot.values.indices) : given[row]
+            let slots = policyType == .overwriteMergePolicyType ? Array(snapshot.values.indices) : given[row]
             // To-manys are not written by an update: they stay as the store has them.
             let written = slots.filter { !isToMany($0, entity) }
             var target: UpsertTarget?
@@ -41,7 +43,7 @@ extension ManagedObjectContext {
                 let key = constraint.key(values)
                 keys.append(key)
                 if let earlier = byKey[key] {
-                    guard mergePolicy != .error else {
+                    guard policyType != .errorMergePolicyType else {
                         throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): "
                             + "\(constraint.properties.map(\.name).joined(separator: ", ")) \(constraint.shown(values).joined(separator: ", ")) "
                             + "is given twice, and the merge policy is .error")
@@ -52,7 +54,7 @@ extension ManagedObjectContext {
                 }
                 guard mayBeHeld[number].map({ $0.contains(row) }) ?? true,
                       let saved = try store.row(of: constraint.owner, matching: constraint.properties, values: values) else { continue }
-                guard mergePolicy != .error else { throw constraint.conflict(values, [saved.id]) }
+                guard policyType != .errorMergePolicyType else { throw constraint.conflict(values, [saved.id]) }
                 if writesValues {
                     var values = saved.values
                     for slot in written { values[slot] = snapshot.values[slot] }
