@@ -55,6 +55,8 @@ struct UniquenessConstraint {
     var identity: String { owner.name + ":" + properties.map(\.name).joined(separator: ",") }
 
     func key(_ values: [StoredValue]) -> String {
-        ([owner.name] + values.map { "\(type(of: $0.value as Any))=\($0.value ?? "")" }).joined(separator: "\u{1F}")
+        // The constraint's identity, not only its entity: two constraints of one entity whose
+        // objects happen to share a value (an email equal to another's nickname) are no conflict.
+        ([identity] + values.map { "\(type(of: $0.value as Any))=\($0.value ?? "")" }).joined(separator: "\u{1F}")
     }
 }
