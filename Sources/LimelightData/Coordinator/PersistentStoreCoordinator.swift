@@ -126,6 +126,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             store.close()   // closing finishes the store's pending marker work first
             persistentStores.removeAll { $0 === store }
             hasIncrementalStores = persistentStores.contains { $0 is IncrementalStore }
+            // Its IDs name no store from now on (`ManagedObjectID.persistentStore`).
+            if isMine { store.reference.detach() }
         }
         if isMine { postStoresDidChange(added: [], removed: [store]) }
     }
