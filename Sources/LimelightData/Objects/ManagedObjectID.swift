@@ -13,7 +13,7 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     public var storeIdentifier: String? { store?.identifier }
     /// The store the object lives in (Core Data's `persistentStore`): `nil` for a temporary ID,
     /// and once the store is removed from its coordinator or gone. An ID does not keep its store
-    /// alive. IDs of one file read by two coordinators are equal but name each their own store.
+    /// alive. Equal IDs read through two coordinators on one file name each its own store.
     public var persistentStore: PersistentStore? { store?.persistentStore }
     /// The store's identifier and, weakly, the store; `nil` while the ID is temporary.
     let store: StoreReference?
@@ -140,8 +140,8 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     // IDs are dictionary keys everywhere in the graph (registry, save mappings, fault groups) and
     // the members of the sets a save's notifications carry: equality tries the cheap parts first
     // (the store by identity before its identifier's text), and the hash is one word, the row
-    // number and the entity tree's identity (`registryHash`), which tells apart all IDs of one
-    // store; the store's 36-character identifier would cost more than the rest.
+    // number mixed with the entity tree's identity (`registryHash`), so rows of two entities with
+    // the same number land apart; the store's 36-character identifier would cost more than the rest.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         guard lhs.key == rhs.key else { return false }
         guard lhs.entity === rhs.entity || lhs.entity.rootIdentity == rhs.entity.rootIdentity else { return false }
