@@ -94,7 +94,7 @@ import Testing
             try writer.save()
         }
         let saved = try #require(note.value)
-        #expect((saved.userInfo?["updatedObjectIDs"] as? [ManagedObjectID]) == [ids[0]])
+        #expect((saved.userInfo?["updatedObjectIDs"] as? Set<ManagedObjectID>) == [ids[0]])
         // Not merging automatically: the reader still has what it read until it merges.
         reader.performAndWait {
             #expect(ada.value(forKey: "firstName") as? String == "Ada")

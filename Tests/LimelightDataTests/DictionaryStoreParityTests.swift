@@ -141,7 +141,7 @@ import PredicateFixtures
     @Test(arguments: try requests())
     func sameAnswersInMemoryAndInSQLite(_ name: String, _ request: FetchRequest<ManagedObject>) throws {
         var (fromSQL, fromMemory) = try DictionaryStoreParityTests.answers(request) { try Self.fill($0) }
-        if request.sortDescriptors.isEmpty {
+        if request.sortDescriptors?.isEmpty ?? true {
             // Without a sort the order of groups is the store's own; compare the rows as a whole.
             let canonical = { (row: [String: String]) in row.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") }
             fromSQL.sort { canonical($0) < canonical($1) }

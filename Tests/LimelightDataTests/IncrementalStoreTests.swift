@@ -43,7 +43,7 @@ final class CatalogStore: IncrementalStore, @unchecked Sendable {
                 if let predicate = fetch.predicate, try !predicate.evaluate(with: record) { continue }
                 matches.append((newObjectID(for: entity, referenceObject: reference), record))
             }
-            for sort in fetch.sortDescriptors.reversed() {
+            for sort in (fetch.sortDescriptors ?? []).reversed() {
                 matches.sort { left, right in
                     let (a, b) = ("\(left.record[sort.key] ?? "")", "\(right.record[sort.key] ?? "")")
                     return sort.ascending ? a < b : a > b

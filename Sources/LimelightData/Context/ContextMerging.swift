@@ -3,8 +3,8 @@ import Foundation
 /// What a save wrote, by object ID: the form in which one context's save reaches others, across
 /// queues and threads (managed objects stay with their context; their IDs travel).
 ///
-/// Arrays, not sets: every save makes one, and hashing each ID of a large save into a set cost
-/// about a twentieth of saving it, for receivers that only walk the IDs.
+/// Arrays, not sets: every save makes one, and the contexts it is handed to only walk the IDs.
+/// (The notifications of a save carry sets, as Core Data's do.)
 public struct SavedObjectIDs: Sendable, Equatable {
     public var inserted: [ManagedObjectID]
     public var updated: [ManagedObjectID]
@@ -139,9 +139,9 @@ extension ManagedObjectContext {
         if !changes.isEmpty {
             post(.objectsDidChange, changes)
             NotificationCenter.default.post(name: Self.didMergeChangesObjectIDsNotification, object: self, userInfo: [
-                NotificationKey.insertedObjectIDs.rawValue: changes.inserted.map(\.objectID),
-                NotificationKey.updatedObjectIDs.rawValue: changes.updated.map(\.objectID),
-                NotificationKey.deletedObjectIDs.rawValue: changes.deleted.map(\.objectID),
+                NotificationKey.insertedObjectIDs.rawValue: Set(changes.inserted.map(\.objectID)),
+                NotificationKey.updatedObjectIDs.rawValue: Set(changes.updated.map(\.objectID)),
+                NotificationKey.deletedObjectIDs.rawValue: Set(changes.deleted.map(\.objectID)),
             ])
         }
     }

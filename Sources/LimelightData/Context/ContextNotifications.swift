@@ -14,14 +14,11 @@ extension ManagedObjectContext {
     public static let didSaveObjectsNotification = Notification.Name("NSManagingContextDidSaveChangesNotification")
     /// Posted after every save with the IDs it wrote: safe to hand to a context on another queue.
     /// User info `inserted_objectIDs`, `updated_objectIDs`, `deleted_objectIDs` (and, as earlier,
-    /// `insertedObjectIDs` …), each a `[ManagedObjectID]`. Core Data gives sets: hashing every ID
-    /// a save wrote into one would cost about 2% of saving it, for a notification few observe;
-    /// read them with `as? [ManagedObjectID]`.
+    /// `insertedObjectIDs` …), each a `Set<ManagedObjectID>`, as Core Data's.
     public static let didSaveObjectIDsNotification = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
     /// Posted after the context merged changes saved elsewhere (automatically or by
     /// `mergeChanges`): user info `inserted_objectIDs`, `updated_objectIDs`, `deleted_objectIDs`,
-    /// each a `[ManagedObjectID]` of the objects the merge reached in this context (arrays, as
-    /// `didSaveObjectIDsNotification` has them).
+    /// each a `Set<ManagedObjectID>` of the objects the merge reached in this context.
     public static let didMergeChangesObjectIDsNotification = Notification.Name("NSManagedObjectContextDidMergeChangesObjectIDsNotification")
 
     /// Earlier names of the notifications above.
@@ -53,9 +50,10 @@ extension ManagedObjectContext {
     }
 
     /// User info for `didSaveObjectIDsNotification`: Core Data's keys and this framework's
-    /// earlier ones, with the same arrays.
+    /// earlier ones, with the same sets.
     static func objectIDsUserInfo(inserted: [ManagedObjectID], updated: [ManagedObjectID], deleted: [ManagedObjectID]) -> [AnyHashable: Any] {
-        [
+        let inserted = Set(inserted), updated = Set(updated), deleted = Set(deleted)
+        return [
             NotificationKey.insertedObjectIDs.rawValue: inserted,
             NotificationKey.updatedObjectIDs.rawValue: updated,
             NotificationKey.deletedObjectIDs.rawValue: deleted,

@@ -126,7 +126,17 @@ open class PersistentStore: @unchecked Sendable {
     public let configurationName: String?
     public let options: [String: any Sendable]
     /// The store's UUID (`NSStoreUUID`), part of every object URI.
-    public internal(set) var identifier: String
+    public internal(set) var identifier: String {
+        get { reference.identifier }
+        set {
+            // IDs made before name the old identifier, which is no longer this store's.
+            reference.detach()
+            reference = StoreReference(identifier: newValue)
+            reference.attach(self)
+        }
+    }
+    /// What this store's object IDs hold of it.
+    private(set) var reference: StoreReference
     public internal(set) var metadata: [String: Any] = [:]
     public var isReadOnly: Bool { options[StoreOption.readOnly] as? Bool ?? false }
     let model: ManagedObjectModel
@@ -146,7 +156,8 @@ open class PersistentStore: @unchecked Sendable {
         self.configurationName = configurationName
         self.options = options
         self.model = model
-        self.identifier = UUID().uuidString
+        self.reference = StoreReference(identifier: UUID().uuidString)
+        reference.attach(self)
     }
 
     /// A store of a registered class (atomic or incremental): its type is the one the class is
@@ -158,8 +169,9 @@ open class PersistentStore: @unchecked Sendable {
         self.configurationName = configurationName
         self.options = options
         self.model = coordinator.managedObjectModel
-        self.identifier = UUID().uuidString
+        self.reference = StoreReference(identifier: UUID().uuidString)
         self.persistentStoreCoordinator = coordinator
+        reference.attach(self)
     }
 
     /// Whether `fetchRows` applies the request's predicate itself; when not, the context does.
@@ -257,6 +269,6 @@ open class PersistentStore: @unchecked Sendable {
     public func flushExternalRecords() throws {}
 
     func objectID(entity: EntityDescription, primaryKey: Int64) -> ManagedObjectID {
-        ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: primaryKey)
+        ManagedObjectID(entity: entity, store: reference, primaryKey: primaryKey)
     }
 }

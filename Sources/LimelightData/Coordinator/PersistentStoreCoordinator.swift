@@ -28,10 +28,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// an incremental store hands its subclass as `context`.
     var askingContext: ManagedObjectContext?
 
-    /// Uses `model`, which becomes immutable.
+    /// Uses `model`, which becomes immutable, and is one of the models `ManagedObject.entity()`
+    /// looks in while it exists.
     public init(managedObjectModel model: ManagedObjectModel) throws {
         try model.freeze()
         self.managedObjectModel = model
+        ModelsInUse.shared.add(model)
     }
 
     /// Opens or creates a store and adds it. `options` takes `StoreOption` keys.
@@ -124,6 +126,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             store.close()   // closing finishes the store's pending marker work first
             persistentStores.removeAll { $0 === store }
             hasIncrementalStores = persistentStores.contains { $0 is IncrementalStore }
+            // Its IDs name no store from now on (`ManagedObjectID.persistentStore`).
+            if isMine { store.reference.detach() }
         }
         if isMine { postStoresDidChange(added: [], removed: [store]) }
     }

@@ -10,7 +10,13 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     /// The object's entity (its concrete entity, never an abstract parent).
     public let entity: EntityDescription
     /// The UUID of the store the object lives in; `nil` for a temporary ID.
-    public let storeIdentifier: String?
+    public var storeIdentifier: String? { store?.identifier }
+    /// The store the object lives in (Core Data's `persistentStore`): `nil` for a temporary ID,
+    /// and once the store is removed from its coordinator or gone. An ID does not keep its store
+    /// alive. Equal IDs read through two coordinators on one file name each its own store.
+    public var persistentStore: PersistentStore? { store?.persistentStore }
+    /// The store's identifier and, weakly, the store; `nil` while the ID is temporary.
+    let store: StoreReference?
     let key: Key
 
     enum Key: Hashable, Sendable {
@@ -24,15 +30,15 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     private static let temporaryCounter = Atomic<UInt64>(0)
     private static let processPart: UInt64 = UInt64.random(in: 1...UInt64.max)
 
-    init(entity: EntityDescription, storeIdentifier: String, primaryKey: Int64) {
+    init(entity: EntityDescription, store: StoreReference, primaryKey: Int64) {
         self.entity = entity
-        self.storeIdentifier = storeIdentifier
+        self.store = store
         self.key = .permanent(primaryKey)
     }
 
     init(temporaryFor entity: EntityDescription) {
         self.entity = entity
-        self.storeIdentifier = nil
+        self.store = nil
         self.key = .temporary(Self.temporaryCounter.add(1, ordering: .relaxed).newValue)
     }
 
@@ -131,20 +137,19 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    // IDs are dictionary keys everywhere in the graph (registry, save mappings, fault groups):
-    // equality tries the cheap parts first, and the hash takes only the key, which already tells
-    // nearly all IDs apart (the store's 36-character identifier would cost more than the rest).
+    // IDs are dictionary keys everywhere in the graph (registry, save mappings, fault groups) and
+    // the members of the sets a save's notifications carry: equality tries the cheap parts first
+    // (the store by identity before its identifier's text), and the hash is one word, the row
+    // number mixed with the entity tree's identity (`registryHash`), so rows of two entities with
+    // the same number land apart; the store's 36-character identifier would cost more than the rest.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         guard lhs.key == rhs.key else { return false }
         guard lhs.entity === rhs.entity || lhs.entity.rootIdentity == rhs.entity.rootIdentity else { return false }
-        return lhs.storeIdentifier == rhs.storeIdentifier
+        return lhs.store === rhs.store || lhs.store?.identifier == rhs.store?.identifier
     }
 
     public func hash(into hasher: inout Hasher) {
-        switch key {
-        case .permanent(let pk): hasher.combine(pk)
-        case .temporary(let number): hasher.combine(~number)
-        }
+        hasher.combine(registryHash)
     }
 }
 

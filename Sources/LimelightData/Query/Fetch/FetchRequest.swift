@@ -28,10 +28,15 @@ public enum FetchRequestResultType: Sendable {
 public final class FetchRequest<ResultType>: PersistentStoreRequest, @unchecked Sendable {
     var specification: FetchSpecification
 
+    /// Whether `sortDescriptors` was set to an empty array rather than left `nil`: the two fetch
+    /// alike (the specification holds an empty array for both), but read back as they were set.
+    private var sortDescriptorsAreEmptyArray = false
+
     /// A request for objects of the entity named `entityName`.
-    public init(entityName: String, predicate: QueryPredicate? = nil, sortDescriptors: [QuerySortDescriptor] = []) {
-        specification = FetchSpecification(entityName: entityName, predicate: predicate, sortDescriptors: sortDescriptors)
+    public init(entityName: String, predicate: QueryPredicate? = nil, sortDescriptors: [QuerySortDescriptor]? = nil) {
+        specification = FetchSpecification(entityName: entityName, predicate: predicate, sortDescriptors: sortDescriptors ?? [])
         specification.resultType = Self.defaultResultType
+        sortDescriptorsAreEmptyArray = sortDescriptors?.isEmpty == true
     }
 
     /// A request whose entity is set later (`entity` or `entityName`), or, for a request typed by a
@@ -61,7 +66,11 @@ public final class FetchRequest<ResultType>: PersistentStoreRequest, @unchecked 
     }
 
     /// A request of its own with every setting of this one (`NSFetchRequest`'s `copy()`).
-    public func copy() -> FetchRequest<ResultType> { FetchRequest(specification: specification) }
+    public func copy() -> FetchRequest<ResultType> {
+        let copy = FetchRequest(specification: specification)
+        copy.sortDescriptorsAreEmptyArray = sortDescriptorsAreEmptyArray
+        return copy
+    }
 
     public var requestType: PersistentStoreRequestType { .fetch }
 
@@ -79,9 +88,14 @@ public final class FetchRequest<ResultType>: PersistentStoreRequest, @unchecked 
         get { specification.predicate }
         set { specification.predicate = newValue }
     }
-    public var sortDescriptors: [QuerySortDescriptor] {
-        get { specification.sortDescriptors }
-        set { specification.sortDescriptors = newValue }
+    /// The order of the results, first descriptor first, as Core Data's `sortDescriptors`:
+    /// `nil` (the default) or empty leaves the order to the store.
+    public var sortDescriptors: [QuerySortDescriptor]? {
+        get { specification.sortDescriptors.isEmpty && !sortDescriptorsAreEmptyArray ? nil : specification.sortDescriptors }
+        set {
+            specification.sortDescriptors = newValue ?? []
+            sortDescriptorsAreEmptyArray = newValue?.isEmpty == true
+        }
     }
     /// 0 means no limit.
     public var fetchLimit: Int {

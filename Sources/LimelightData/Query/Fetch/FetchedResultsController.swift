@@ -97,7 +97,7 @@ public final class FetchedResultsController<ResultType: ManagedObject> {
     /// Each object's values of the section key path (first, when there is one) and of the sort
     /// key paths: read once per change, for sorting and for telling moves from shifts.
     private func sortValues(of objects: [ManagedObject]) -> [[Any?]] {
-        let keyPaths = (sectionNameKeyPath.map { [$0] } ?? []) + fetchRequest.sortDescriptors.map(\.key)
+        let keyPaths = (sectionNameKeyPath.map { [$0] } ?? []) + fetchRequest.specification.sortDescriptors.map(\.key)
         return objects.map { object in keyPaths.map { object.value(forKeyPath: $0) } }
     }
 
@@ -147,7 +147,7 @@ public final class FetchedResultsController<ResultType: ManagedObject> {
     /// ones after), so nothing moves without a reason. The limit applies last; the offset applied
     /// to the first fetch (objects before it are not followed).
     private func order(_ objects: [ManagedObject], previous: FetchedResultsLayout) -> ([ManagedObject], [[Any?]]) {
-        let descriptors = fetchRequest.sortDescriptors
+        let descriptors = fetchRequest.specification.sortDescriptors
         let first = sectionNameKeyPath == nil ? 0 : 1
         let values = sortValues(of: objects)
         let before = Dictionary(previous.objects.enumerated().map { (ObjectIdentifier($1), $0) }) { first, _ in first }

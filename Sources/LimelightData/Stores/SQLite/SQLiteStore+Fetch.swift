@@ -189,7 +189,7 @@ extension SQLiteStore {
         // of them, without sub-entities) takes it without hashing its number again: together
         // about a third of what a row cost beyond SQLite's own work.
         let entities = schema.entitiesByNumber
-        let identifier = self.identifier
+        let reference = self.reference
         var lastNumber: Int64?
         var lastEntity: EntityDescription?
         var ids: [ManagedObjectID] = []
@@ -200,7 +200,7 @@ extension SQLiteStore {
                 lastNumber = number
             }
             if let entity = lastEntity {
-                ids.append(ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: sqlite3_column_int64(row, 0)))
+                ids.append(ManagedObjectID(entity: entity, store: reference, primaryKey: sqlite3_column_int64(row, 0)))
             }
         }
         return ids
