@@ -94,11 +94,13 @@ final class KeyPathProbe: @unchecked Sendable {
     /// Whether `keyPath` is exactly the recorded declarations, one after another (optionally
     /// chained where one is optional), and not a computed property that reads them.
     ///
-    /// Swift has no public view of a key path's components, and a chain's literal need not equal
-    /// the declarations' key paths appended (its components may be recorded as read-only where
-    /// theirs are settable). Its printed form (SE-0369) names each component by its accessor and
-    /// value type, and marks optional chaining with `?`: the same for the literal and for the
-    /// declarations' key paths joined. A single declaration's key path is also compared as is.
+    /// Swift has no public view of a key path's components; a chain's literal need not even equal
+    /// the declarations' key paths appended (`\Book.a.b` and `(\Book.a).appending(path: \A.b)`
+    /// can differ), and an optional chain cannot be appended at all. Its printed form (SE-0369)
+    /// names each component by its accessor and value type, and marks optional chaining with `?`:
+    /// the same for the literal and for the declarations' key paths joined. Should that form
+    /// change, chains go unnamed, never misnamed. A single declaration's key path is also
+    /// compared as is.
     private func readsAre(_ keyPath: AnyKeyPath) -> Bool {
         if reads.count == 1, reads[0].keyPath == keyPath { return true }
         var expected = "\\" + String(describing: type(of: keyPath).rootType)
