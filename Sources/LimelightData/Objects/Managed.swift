@@ -60,10 +60,13 @@ extension ManagedObject {
         return managedValueSlowly(wrapped: wrapped, storage: storage)
     }
 
-    /// The rest: a fault to fire, a declaration to learn, a relationship.
+    /// The rest: a fault to fire, a declaration to learn, a relationship, and the declarations
+    /// the entity lacks (read by a key path probe, which records them).
     @usableFromInline
     func managedValueSlowly(wrapped: AnyKeyPath, storage: AnyKeyPath) -> StoredValue {
-        guard let index = ManagedKeyCache.index(wrapped: wrapped, storage: storage, in: self) else { return .null }
+        guard let index = ManagedKeyCache.index(wrapped: wrapped, storage: storage, in: self) else {
+            return KeyPathProbe.read(wrapped: wrapped, storage: storage, of: self)
+        }
         return storedValue(at: index)
     }
 
@@ -114,26 +117,25 @@ enum ManagedKeyCache {
 
     /// The slow path: the declaration's name, then its index in this entity, remembered there.
     private static func learnIndex(wrapped: AnyKeyPath, storage: AnyKeyPath, in owner: ManagedObject) -> Int? {
-        let identity = ObjectIdentifier(wrapped)
-        let known: String? = names.withLock { table in
-            guard let entry = table[identity], entry.wrapped === wrapped else { return nil }
-            return entry.name
-        }
-        let name = known ?? name(storage: storage, in: owner)
-        if known == nil {
-            names.withLock { table in
-                if table.count < capacity || table[identity] != nil { table[identity] = Entry(wrapped: wrapped, name: name) }
-            }
-        }
+        let name = declarationName(wrapped: wrapped, storage: storage, in: owner)
         guard let index = owner.entityLayout.keys.index(of: name) else { return nil }
         owner.entityLayout.managedIndices.learn(wrapped, index: index)
         return index
     }
 
-    /// The name learned for the declaration whose key path equals `keyPath` (not by identity: a
-    /// key path written elsewhere is another object).
-    static func name(ofWrapped keyPath: AnyKeyPath) -> String? {
-        names.withLock { table in table.values.first { $0.wrapped == keyPath }?.name }
+    /// The name of the declaration whose wrapped key path is `wrapped`: learned once, then kept.
+    static func declarationName(wrapped: AnyKeyPath, storage: AnyKeyPath, in owner: ManagedObject) -> String {
+        let identity = ObjectIdentifier(wrapped)
+        let known: String? = names.withLock { table in
+            guard let entry = table[identity], entry.wrapped === wrapped else { return nil }
+            return entry.name
+        }
+        if let known { return known }
+        let name = name(storage: storage, in: owner)
+        names.withLock { table in
+            if table.count < capacity || table[identity] != nil { table[identity] = Entry(wrapped: wrapped, name: name) }
+        }
+        return name
     }
 
     /// The property's name: the one the declaration gives, or the Swift property's own, found
@@ -183,6 +185,7 @@ enum ManagedValueBridge {
         case is Int32.Type: return Int32(exactly: int)
         case is Int64.Type: return int
         case is Double.Type: return Double(int)
+        case is Float.Type: return Float(int)
         case is Bool.Type: return int != 0
         default: return nil
         }
@@ -201,7 +204,6 @@ enum ManagedValueBridge {
         if let empty = Data() as? Value { return empty }
         if let collectionType = Value.self as? ManagedCollectionMarker.Type, let empty = collectionType.make(from: []) as? Value { return empty }
         if let fallback = (Value.self as? ManagedDefaultValue.Type)?.managedDefaultValue as? Value { return fallback }
-        if let standIn = ManagedKeyPathNames.standIn(for: Value.self) { return standIn }
         // A getter cannot throw: a type with no fallback is a programming error, named here.
         preconditionFailure("@Managed property of type \(Value.self) has no value; declare it optional or conform \(Value.self) to ManagedDefaultValue")
     }

@@ -3,11 +3,14 @@
 protocol ManagedWrapperInfo {
     var explicitKey: String? { get }
     static var marked: Self { get }
+    /// The declared Swift type (`String?` for `@Managed var name: String?`).
+    static var declaredType: Any.Type { get }
 }
 
 extension Managed: ManagedWrapperInfo {
     var explicitKey: String? { key }
     static var marked: Managed { Managed(ManagedDeclarationMarker.key) }
+    static var declaredType: Any.Type { Value.self }
 }
 
 enum ManagedDeclarationMarker {

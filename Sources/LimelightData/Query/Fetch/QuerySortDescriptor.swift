@@ -19,11 +19,11 @@ public struct QuerySortDescriptor: Sendable, Equatable {
         self.comparison = comparison
     }
 
-    /// Orders by the property a `@Managed` declaration stands for, as Core Data's
-    /// `NSSortDescriptor(keyPath:ascending:)`: `QuerySortDescriptor(keyPath: \Recipe.name)`. A key
-    /// path that is not one such declaration (a path through a relationship, a computed
-    /// property) keeps its printed form as the key, which the fetch then refuses by name; write
-    /// those with `key:` (`"author.name"`).
+    /// Orders by the key path `@Managed` declarations stand for, as Core Data's
+    /// `NSSortDescriptor(keyPath:ascending:)`: `QuerySortDescriptor(keyPath: \Recipe.name)`, or
+    /// through to-one relationships `\Book.author?.name` (the key `"author.name"`). A key path
+    /// that is no such chain (a computed property, a step past a to-many relationship) keeps its
+    /// printed form as the key, which the fetch then refuses by name; write those with `key:`.
     public init<Root: ManagedObject, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool = true, comparison: Comparison = .standard) {
         self.init(key: ManagedKeyPathNames.name(of: keyPath) ?? "\(keyPath)", ascending: ascending, comparison: comparison)
     }

@@ -108,8 +108,9 @@ extension PredicateParser {
         return arguments[argumentIndex]
     }
 
-    /// The argument of a `%K`: a non-empty key path string, or a Swift key path to a `@Managed`
-    /// declaration (`\Recipe.name`), which Core Data code passes as `#keyPath(Recipe.name)`.
+    /// The argument of a `%K`: a non-empty key path string, or a Swift key path through `@Managed`
+    /// declarations (`\Recipe.name`, `\Book.author?.name`), which Core Data code passes as
+    /// `#keyPath(Book.author.name)`.
     mutating func keyPathArgument() throws -> String {
         let token = tokens[max(0, position - 1)]
         let argument = try nextArgument()
