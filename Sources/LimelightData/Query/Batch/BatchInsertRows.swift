@@ -57,7 +57,8 @@ struct BatchInsertRows {
             guard let index = keys.index(of: key), let type = types[index] else {
                 throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): '\(key)' is not a stored attribute")
             }
-            values[index] = try stored(value, as: type, key: key, row: row)
+            values[index] = type == .composite ? try compositeValue(value, slot: index, key: key, row: row)
+                : try stored(value, as: type, key: key, row: row)
             given?.append(index)
         }
         try checkRequired(values, row: row)
@@ -92,6 +93,8 @@ struct BatchInsertRows {
             for (index, type) in attributes {
                 // The common case by its case alone, binding nothing.
                 if type == .integer64, case .int64 = buffer[index] { continue }
+                // A composite's value is checked below, against its description.
+                if type == .composite { continue }
                 if !AttributeValueCoercion.isCanonical(buffer[index], for: type) { return (index, type) }
             }
             return nil
@@ -99,6 +102,9 @@ struct BatchInsertRows {
         if let (index, type) = mistyped {
             throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): "
                 + "\(values[index].value.map { "\(Swift.type(of: $0))" } ?? "nil") is no \(type.rawValue) for '\(entity.properties[index].name)'")
+        }
+        for (index, type) in attributes where type == .composite {
+            if let value = values[index].value { _ = try compositeValue(value, slot: index, key: entity.properties[index].name, row: row) }
         }
         for index in relationships where !StoredValue.same(values[index], startingValues[index]) {
             throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): "
@@ -116,6 +122,18 @@ struct BatchInsertRows {
     private func checkRequired(_ values: [StoredValue], row: Int) throws {
         for (index, name) in required where values[index].isNull {
             throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): '\(name)' is required")
+        }
+    }
+
+    /// `value` as the canonical dictionary of the composite in slot `slot`; `NSNull` is no value.
+    private func compositeValue(_ value: Any, slot: Int, key: String, row: Int) throws -> StoredValue {
+        if value is NSNull { return .null }
+        guard let composite = entity.properties[slot] as? CompositeAttributeDescription else { return StoredValue(present: value) }
+        do {
+            return StoredValue(present: try CompositeValues.canonical(value, for: composite))
+        } catch {
+            let at = ([key] + error.path).joined(separator: ".")
+            throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): '\(at)': \(error.reason)")
         }
     }
 

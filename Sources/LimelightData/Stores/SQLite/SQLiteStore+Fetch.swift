@@ -10,14 +10,25 @@ extension SQLiteStore {
             case attribute(column: Int32, type: AttributeType)
             case toOne(column: Int32, typeColumn: Int32?)
             case toMany
+            /// A composite attribute, read from the columns `composites[n]` lists.
+            case composite(Int)
             case none
         }
         let slots: [Slot]
         let properties: [PropertyDescription]
+        var composites: [SQLiteCompositeColumns] = []
     }
 
     func layout(for entity: EntityDescription, table: SQLiteSchema.Table) -> RowLayout {
-        RowLayout(slots: entity.properties.map { property in
+        var composites: [SQLiteCompositeColumns] = []
+        var layout = RowLayout(slots: entity.properties.map { property in
+            if let composite = property as? CompositeAttributeDescription {
+                guard SQLiteSchema.isStoredInRow(composite), let columns = SQLiteCompositeColumns(composite, table: table, offset: 3) else {
+                    return .none
+                }
+                composites.append(columns)
+                return .composite(composites.count - 1)
+            }
             if let relationship = property as? RelationshipDescription {
                 if relationship.isToMany { return .toMany }
                 guard let position = table.columnIndex[schema.column(for: relationship)] else { return .none }
@@ -28,6 +39,8 @@ extension SQLiteStore {
                   let position = table.columnIndex[schema.column(for: attribute)] else { return .none }
             return .attribute(column: Int32(position + 3), type: attribute.attributeType)
         }, properties: entity.properties)
+        layout.composites = composites
+        return layout
     }
 
     func selectList(_ table: SQLiteSchema.Table, alias: String = "t0") -> String {
@@ -74,6 +87,8 @@ extension SQLiteStore {
                     values.append(toOneValue(statement, column: column, typeColumn: typeColumn, property: layout.properties[index]))
                 case .toMany:
                     values.append(.toMany(.fault))
+                case .composite(let number):
+                    values.append(layout.composites[number].value(statement, external: externalBinaryData))
                 case .none:
                     values.append(.null)
                 }
