@@ -60,11 +60,14 @@ public final class CompositeAttributeDescription: AttributeDescription, @uncheck
 
     /// The dictionary a new object's composite starts with: the elements' default values (nested
     /// composites' too), or `nil` when no element has one.
-    var elementDefaults: [String: Any]? {
+    var elementDefaults: [String: Any]? { elementDefaults(depth: 0) }
+
+    private func elementDefaults(depth: Int) -> [String: Any]? {
+        guard depth < Self.maximumDepth else { return nil }
         var result: [String: Any] = [:]
         for element in elements {
             if let nested = element as? CompositeAttributeDescription {
-                if let value = nested.defaultValue as? [String: Any] ?? nested.elementDefaults { result[element.name] = value }
+                if let value = nested.defaultValue as? [String: Any] ?? nested.elementDefaults(depth: depth + 1) { result[element.name] = value }
             } else if let value = element.defaultValue {
                 result[element.name] = AttributeValueCoercion.coerce(value, to: element.attributeType) ?? value
             }
@@ -74,6 +77,17 @@ public final class CompositeAttributeDescription: AttributeDescription, @uncheck
 
     /// How deep composites may nest: deeper is taken for a composite that contains itself.
     static let maximumDepth = 32
+
+    /// Whether the composite is among its own elements, at any depth.
+    var containsItself: Bool {
+        func contains(_ composite: CompositeAttributeDescription, _ around: [ObjectIdentifier]) -> Bool {
+            if around.contains(ObjectIdentifier(composite)) { return true }
+            return composite.elements.contains { element in
+                (element as? CompositeAttributeDescription).map { contains($0, around + [ObjectIdentifier(composite)]) } ?? false
+            }
+        }
+        return contains(self, [])
+    }
 
     /// Why the composite cannot be used, or `nil`: no elements, two of one name, an element of a
     /// type Core Data refuses in a composite, or a composite that contains itself. `location`

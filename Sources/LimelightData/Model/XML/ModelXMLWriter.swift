@@ -4,6 +4,11 @@ extension ManagedObjectModel {
     /// The model as Xcode-style XML: entities and properties sorted by name, only non-default
     /// settings written, and every attribute the reader kept written back, so nothing is lost.
     public func xmlData() throws -> Data {
+        for entity in entities {
+            for case let composite as CompositeAttributeDescription in entity.ownProperties where composite.containsItself {
+                throw ModelError("the composite contains itself and cannot be written", at: "\(entity.name).\(composite.name)")
+            }
+        }
         var lines = [#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#]
         var modelAttributes = extraXMLAttributes
         modelAttributes["type"] = modelAttributes["type"] ?? "com.apple.IDECoreDataModeler.DataModel"
