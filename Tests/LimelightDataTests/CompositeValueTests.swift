@@ -35,6 +35,11 @@ import Testing
             #expect(quake.value(forKey: "location") as? [String: String] == ["place": "Ridgecrest"])
             quake.setValue(["place": "Ridgecrest", "coordinate": nil] as [String: Any?], forKey: "location")
             #expect(quake.value(forKey: "location") as? [String: String] == ["place": "Ridgecrest"])
+            // An optional composite (or nested composite) without element values is no value, as
+            // a store reads one back.
+            quake.setValue(["coordinate": [String: Any]()], forKey: "location")
+            #expect(quake.value(forKey: "location") == nil)
+            quake.setValue(["place": "Ridgecrest"], forKey: "location")
 
             // Through a to-one: a report reads and sets its quake's elements.
             let report = try context.insertNewObject(forEntityName: "Report")

@@ -4,7 +4,10 @@ import Foundation
 /// macOS 14): a location of a latitude and a longitude, a magnitude of a value and a scale.
 ///
 /// Its value is a `[String: Any]` dictionary keyed by the elements' names; a nested composite's
-/// value is a nested dictionary, and an element without a value has no key. Elements are read
+/// value is a nested dictionary, and an element without a value has no key. An optional
+/// composite (or nested composite) none of whose elements has a value is no value (`nil`): a
+/// store cannot tell it from one that was never set. A new object's composite starts with the
+/// elements' default values, when any element has one. Elements are read
 /// and set through the attribute (`value(forKey: "magnitude")`) or through namespaced key paths
 /// (`value(forKeyPath: "magnitude.richter")`, `magnitude.richter > 4.5` in a predicate or a sort).
 /// A change of one element is a change of the attribute.

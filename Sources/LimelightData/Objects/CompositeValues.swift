@@ -51,11 +51,14 @@ enum CompositeValues {
                 throw CompositeValueProblem(path: [key], reason: "the composite \(composite.name) has no element '\(key)'")
             }
             if let nested = attribute as? CompositeAttributeDescription {
+                let inner: [String: Any]
                 do {
-                    result[key] = try canonical(element, for: nested)
+                    inner = try canonical(element, for: nested)
                 } catch {
                     throw CompositeValueProblem(path: [key] + error.path, reason: error.reason)
                 }
+                // An optional nested composite without element values is no value, as a store reads it back.
+                if !inner.isEmpty || !nested.isOptional { result[key] = inner }
                 continue
             }
             guard let coerced = AttributeValueCoercion.coerce(element, to: attribute.attributeType) else {
@@ -71,6 +74,9 @@ enum CompositeValues {
     static func stored(_ value: StoredValue, for composite: CompositeAttributeDescription) -> StoredValue {
         guard let given = value.value else { return .null }
         guard let canonical = try? canonical(given, for: composite) else { return value }
+        // An optional composite without element values is no value: a store keeps it as a column
+        // per element, all empty, which reads back as nil.
+        if canonical.isEmpty && composite.isOptional { return .null }
         return StoredValue(present: canonical)
     }
 

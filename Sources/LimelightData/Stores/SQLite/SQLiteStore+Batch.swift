@@ -87,7 +87,8 @@ extension SQLiteStore {
             if let slot = fetch.entity.index(of: first), let composite = fetch.entity.properties[slot] as? CompositeAttributeDescription,
                !composite.isTransient {
                 let path = key.split(separator: ".", omittingEmptySubsequences: false).dropFirst().map(String.init)
-                assignments += try compositeAssignments(composite, path: path, value: value, entity: fetch.entity).map { (column: $0.column, value: $0.value, slot: slot) }
+                assignments += try compositeAssignments(composite, path: path, value: value, entity: fetch.entity)
+                    .map { (column: $0.column, value: $0.value, slot: slot) }
                 continue
             }
             guard let slot = fetch.entity.index(of: key), let attribute = fetch.entity.properties[slot] as? AttributeDescription,
