@@ -79,9 +79,18 @@ import CSQLite
             }
             #expect(titles == ["Pipeline check"])
         }
-        // An element the composite does not have is an error naming it, in SQL and in memory.
-        #expect { try sqlite.performAndWait { try QuakeModel.codes(sqlite, "magnitude.depth > 1") } } throws: {
-            "\($0)".contains("the composite attribute Quake.magnitude has no element 'depth'")
+        // An element the composite does not have is an error naming it; so is sorting by a
+        // composite, a dictionary, on any store.
+        for context in [sqlite, memory] {
+            #expect { try context.performAndWait { try QuakeModel.codes(context, "magnitude.depth > 1") } } throws: {
+                "\($0)".contains("the composite attribute Quake.magnitude has no element 'depth'")
+            }
+            #expect { try context.performAndWait { try QuakeModel.codes(context, sortedBy: [("location.coordinate", true)]) } } throws: {
+                "\($0)".contains("sorts by the composite 'location.coordinate', a dictionary; sort by one of its elements")
+            }
+            #expect { try context.performAndWait { try QuakeModel.codes(context, sortedBy: [("magnitude.depth", true)]) } } throws: {
+                "\($0)".contains("the composite attribute Quake.magnitude has no element 'depth'")
+            }
         }
     }
 

@@ -117,7 +117,9 @@ enum ModelXMLWriter {
             if let composite = attribute as? CompositeAttributeDescription {
                 attrs["composite"] = composites.name(for: composite)
             }
-            if let value = attribute.defaultValue, let text = AttributeDefaultValue.format(value, type: attribute.attributeType) {
+            // A composite's default is its elements' defaults, written with them.
+            if !(attribute is CompositeAttributeDescription), let value = attribute.defaultValue,
+               let text = AttributeDefaultValue.format(value, type: attribute.attributeType) {
                 // Dates go where Xcode puts them, unless the file said defaultValueString.
                 let key = attribute.attributeType == .date && attribute.originalXMLText["defaultValueString"] == nil
                     ? "defaultDateTimeInterval" : "defaultValueString"

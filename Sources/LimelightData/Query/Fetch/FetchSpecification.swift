@@ -52,12 +52,17 @@ struct FetchSpecification: @unchecked Sendable {
                     throw PersistenceError.invalidRequest(
                         "the request for \(subject) sorts by '\(descriptor.key)', but \(current?.name ?? "its value") has no property '\(component)'")
                 }
-                // The rest of the key names an element of a composite (`magnitude.richter`).
+                // The rest of the key names an element of a composite (`magnitude.richter`); a
+                // dictionary has no order of its own.
                 if let composite = property as? CompositeAttributeDescription {
                     let rest = components[(position + 1)...]
-                    guard rest.isEmpty || composite.element(atPath: rest) != nil else {
+                    guard let element = rest.isEmpty ? composite : composite.element(atPath: rest) else {
                         throw PersistenceError.invalidRequest(
                             "the request for \(subject) sorts by '\(descriptor.key)', but the composite attribute \(here.name).\(component) has no element '\(rest.joined(separator: "."))'")
+                    }
+                    if element is CompositeAttributeDescription {
+                        throw PersistenceError.invalidRequest(
+                            "the request for \(subject) sorts by the composite '\(descriptor.key)', a dictionary; sort by one of its elements")
                     }
                     break
                 }

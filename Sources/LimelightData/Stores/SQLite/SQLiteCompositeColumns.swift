@@ -14,6 +14,8 @@ struct SQLiteCompositeColumns {
     let composite: CompositeAttributeDescription
     /// The leaf elements: their columns, paths below the composite and attributes.
     let leaves: [(column: String, path: [String], attribute: AttributeDescription)]
+    /// The leaves' paths, kept apart for reading rows.
+    let paths: [[String]]
     /// Where each leaf's column is in a row a fetch reads (empty when only writing).
     let positions: [Int32]
 
@@ -21,6 +23,7 @@ struct SQLiteCompositeColumns {
     init(_ composite: CompositeAttributeDescription) {
         self.composite = composite
         leaves = SQLiteSchema.compositeColumns(composite)
+        paths = leaves.map(\.path)
         positions = []
     }
 
@@ -29,6 +32,7 @@ struct SQLiteCompositeColumns {
     init?(_ composite: CompositeAttributeDescription, table: SQLiteSchema.Table, offset: Int) {
         self.composite = composite
         leaves = SQLiteSchema.compositeColumns(composite)
+        paths = leaves.map(\.path)
         var positions: [Int32] = []
         for leaf in leaves {
             guard let position = table.columnIndex[leaf.column] else { return nil }
@@ -42,6 +46,7 @@ struct SQLiteCompositeColumns {
     init(_ composite: CompositeAttributeDescription, positions: [Int32]) {
         self.composite = composite
         leaves = SQLiteSchema.compositeColumns(composite)
+        paths = leaves.map(\.path)
         self.positions = positions
     }
 
@@ -61,7 +66,7 @@ struct SQLiteCompositeColumns {
 
     /// The composite's value from its leaves' values, in `leaves` order.
     func value(leaves values: [Any?]) -> StoredValue {
-        guard let dictionary = CompositeValues.dictionary(leaves: values, of: composite, paths: leaves.map(\.path)) else { return .null }
+        guard let dictionary = CompositeValues.dictionary(leaves: values, of: composite, paths: paths) else { return .null }
         return StoredValue(present: dictionary)
     }
 
