@@ -29,7 +29,7 @@ enum AttributeValueCoercion {
         case .transformable, .undefined: return value
         // Only the shape: the elements' types are the composite's to check
         // (`CompositeValues.canonical`), which this function, knowing the type alone, cannot.
-        case .composite: return CompositeValues.dictionary(value)
+        case .composite: return value is [String: Any] || value is [AnyHashable: Any] ? value : nil
         }
     }
 

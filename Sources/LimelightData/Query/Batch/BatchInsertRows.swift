@@ -20,6 +20,8 @@ struct BatchInsertRows {
     private let attributes: [(index: Int, type: AttributeType)]
     /// The slots of relationships, which an object of a handler must leave as they start.
     private let relationships: [Int]
+    /// The slots of composite attributes, whose values are checked against their elements.
+    private let compositeSlots: [Int]
 
     init(entity: EntityDescription) {
         self.entity = entity
@@ -34,6 +36,7 @@ struct BatchInsertRows {
         startingValues = values
         attributes = types.enumerated().compactMap { index, type in type.map { (index, $0) } }
         relationships = entity.properties.indices.filter { entity.properties[$0] is RelationshipDescription }
+        compositeSlots = types.indices.filter { types[$0] == .composite }
         required = entity.properties.compactMap { property in
             guard let attribute = property as? AttributeDescription, !attribute.isOptional, !attribute.isTransient,
                   let index = entity.index(of: attribute.name) else { return nil }
@@ -103,7 +106,7 @@ struct BatchInsertRows {
             throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): "
                 + "\(values[index].value.map { "\(Swift.type(of: $0))" } ?? "nil") is no \(type.rawValue) for '\(entity.properties[index].name)'")
         }
-        for (index, type) in attributes where type == .composite {
+        for index in compositeSlots {
             if let value = values[index].value { _ = try compositeValue(value, slot: index, key: entity.properties[index].name, row: row) }
         }
         for index in relationships where !StoredValue.same(values[index], startingValues[index]) {

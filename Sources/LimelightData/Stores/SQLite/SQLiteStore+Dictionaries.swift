@@ -131,8 +131,7 @@ extension SQLiteStore {
         }
         try db().query(sql, bindings) { statement in
             results.append(template.row { column in
-                if let composite = composites[column] { return composite.value(statement, external: externalBinaryData).value }
-                return value(column, readers: readers, attributes: attributes, statement: statement, schema: schema)
+                value(column, readers: readers, attributes: attributes, composites: composites, statement: statement, schema: schema)
             })
         }
         return results
@@ -174,8 +173,8 @@ extension SQLiteStore {
     /// Selected value number `column` of the current row. The column's attribute is looked up only
     /// when it is needed, since reading it from the array retains and releases it.
     @inline(__always)
-    private func value(_ column: Int, readers: [ColumnReader], attributes: [AttributeDescription?], statement: OpaquePointer,
-                       schema: SQLiteSchema) -> Any? {
+    private func value(_ column: Int, readers: [ColumnReader], attributes: [AttributeDescription?],
+                       composites: [SQLiteCompositeColumns?], statement: OpaquePointer, schema: SQLiteSchema) -> Any? {
         switch readers[column] {
         case .objectID(let position):
             guard sqlite3_column_type(statement, position) != SQLITE_NULL,
@@ -190,8 +189,7 @@ extension SQLiteStore {
         case .plain(let position):
             return Self.plainValue(SQLiteValue(statement: statement, column: position))
         case .composite:
-            // Read beside the readers, where the composite's columns are known.
-            return nil
+            return composites[column]?.value(statement, external: externalBinaryData).value
         }
     }
 

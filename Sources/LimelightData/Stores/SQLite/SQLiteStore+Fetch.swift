@@ -3,31 +3,41 @@ import CSQLite
 
 extension SQLiteStore {
     /// Where each of an entity's properties is in a `SELECT *`-style row of its table.
-    struct RowLayout {
+    ///
+    /// A class: every row of a fetch takes its entity's layout, which then costs one reference
+    /// rather than one per array it holds.
+    final class RowLayout {
         /// Slots carry plain numbers, so reading one for every value of every row copies no
         /// reference; the property itself is in `properties` when a rarer path needs it.
         enum Slot {
             case attribute(column: Int32, type: AttributeType)
             case toOne(column: Int32, typeColumn: Int32?)
             case toMany
-            /// A composite attribute, read from the columns `composites[n]` lists.
-            case composite(Int)
+            /// Nothing read into the slot in the loop over slots: a property not in the row, or
+            /// a composite attribute (read after it, from `composites`).
             case none
         }
         let slots: [Slot]
         let properties: [PropertyDescription]
-        var composites: [SQLiteCompositeColumns] = []
+        /// The composite attributes' slots and columns. Read apart from the other slots, so the
+        /// loop over those is the same with composites or without.
+        let composites: [(slot: Int, columns: SQLiteCompositeColumns)]
+
+        init(slots: [Slot], properties: [PropertyDescription], composites: [(slot: Int, columns: SQLiteCompositeColumns)]) {
+            self.slots = slots
+            self.properties = properties
+            self.composites = composites
+        }
     }
 
     func layout(for entity: EntityDescription, table: SQLiteSchema.Table) -> RowLayout {
-        var composites: [SQLiteCompositeColumns] = []
-        var layout = RowLayout(slots: entity.properties.map { property in
+        var composites: [(slot: Int, columns: SQLiteCompositeColumns)] = []
+        let slots: [RowLayout.Slot] = entity.properties.enumerated().map { index, property in
             if let composite = property as? CompositeAttributeDescription {
-                guard SQLiteSchema.isStoredInRow(composite), let columns = SQLiteCompositeColumns(composite, table: table, offset: 3) else {
-                    return .none
+                if SQLiteSchema.isStoredInRow(composite), let columns = SQLiteCompositeColumns(composite, table: table, offset: 3) {
+                    composites.append((index, columns))
                 }
-                composites.append(columns)
-                return .composite(composites.count - 1)
+                return .none
             }
             if let relationship = property as? RelationshipDescription {
                 if relationship.isToMany { return .toMany }
@@ -38,9 +48,8 @@ extension SQLiteStore {
             guard let attribute = property as? AttributeDescription, SQLiteSchema.isStoredInRow(attribute),
                   let position = table.columnIndex[schema.column(for: attribute)] else { return .none }
             return .attribute(column: Int32(position + 3), type: attribute.attributeType)
-        }, properties: entity.properties)
-        layout.composites = composites
-        return layout
+        }
+        return RowLayout(slots: slots, properties: entity.properties, composites: composites)
     }
 
     func selectList(_ table: SQLiteSchema.Table, alias: String = "t0") -> String {
@@ -87,13 +96,12 @@ extension SQLiteStore {
                     values.append(toOneValue(statement, column: column, typeColumn: typeColumn, property: layout.properties[index]))
                 case .toMany:
                     values.append(.toMany(.fault))
-                case .composite(let number):
-                    values.append(layout.composites[number].value(statement, external: externalBinaryData))
                 case .none:
                     values.append(.null)
                 }
             }
         }
+        for (slot, columns) in layout.composites { values[slot] = columns.value(statement, external: externalBinaryData) }
         return StoreRow(id: objectID(entity: entity, primaryKey: pk), version: sqlite3_column_int64(statement, 2), values: values)
     }
 
