@@ -2,10 +2,8 @@ import Foundation
 import CSQLite
 
 extension SQLiteStore {
-    /// Where each of an entity's properties is in a `SELECT *`-style row of its table.
-    ///
-    /// A class: every row of a fetch takes its entity's layout, which then costs one reference
-    /// rather than one per array it holds.
+    /// Where each of an entity's properties is in a `SELECT *`-style row of its table. A class:
+    /// every row takes its entity's layout, one reference rather than one per array it holds.
     final class RowLayout {
         /// Slots carry plain numbers, so reading one for every value of every row copies no
         /// reference; the property itself is in `properties` when a rarer path needs it.
@@ -13,20 +11,17 @@ extension SQLiteStore {
             case attribute(column: Int32, type: AttributeType)
             case toOne(column: Int32, typeColumn: Int32?)
             case toMany
-            /// Nothing read into the slot in the loop over slots: a property not in the row, or
-            /// a composite attribute (read after it, from `composites`).
+            /// Not in the row, or a composite attribute (read after the loop, from `composites`).
             case none
         }
         let slots: [Slot]
         let properties: [PropertyDescription]
-        /// The composite attributes' slots and columns. Read apart from the other slots, so the
-        /// loop over those is the same with composites or without.
+        /// The composite attributes' slots and columns, read apart so the loop over slots is
+        /// the same with composites or without.
         let composites: [(slot: Int, columns: SQLiteCompositeColumns)]
 
         init(slots: [Slot], properties: [PropertyDescription], composites: [(slot: Int, columns: SQLiteCompositeColumns)]) {
-            self.slots = slots
-            self.properties = properties
-            self.composites = composites
+            (self.slots, self.properties, self.composites) = (slots, properties, composites)
         }
     }
 
