@@ -98,6 +98,8 @@ struct SwiftTypeMapping {
         case .uri: return typeName("URL") + "?"
         case .objectID: return typeName("ManagedObjectID") + "?"
         case .transformable: return transformableType(attribute.customClassName) + "?"
+        // A composite's value is a dictionary keyed by its elements' names, as Xcode declares it.
+        case .composite: return "[\(typeName("String")): \(typeName("Any"))]?"
         default: return typeName("Any") + "?"
         }
     }

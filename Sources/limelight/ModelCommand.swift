@@ -53,7 +53,8 @@ extension Limelight {
                     let kind: String
                     switch property {
                     case let attribute as AttributeDescription:
-                        kind = attribute.attributeType.rawValue + (attribute.derivationExpression.map { " derived from \($0)" } ?? "")
+                        kind = attribute.attributeType.rawValue + Self.describeElements(of: attribute)
+                            + (attribute.derivationExpression.map { " derived from \($0)" } ?? "")
                             + (attribute.defaultValue.map { " = \(Self.describeDefault($0))" } ?? "")
                     case let relationship as RelationshipDescription:
                         kind = "\(relationship.isToMany ? relationship.isOrdered ? "ordered to-many" : "to-many" : "to-one") \(relationship.destinationEntityName)"
@@ -92,6 +93,13 @@ extension Limelight {
             } else {
                 FileHandle.standardOutput.write(Data(source.utf8))
             }
+        }
+
+        /// A composite attribute's elements, `{richter: Double, scale: String}`, nested ones in
+        /// turn; nothing for another attribute.
+        static func describeElements(of attribute: AttributeDescription) -> String {
+            guard let composite = attribute as? CompositeAttributeDescription else { return "" }
+            return " {" + composite.elements.map { "\($0.name): \($0.attributeType.rawValue)\(describeElements(of: $0))" }.joined(separator: ", ") + "}"
         }
 
         /// A default value as the model file writes it; dates in UTC, to read against the file.

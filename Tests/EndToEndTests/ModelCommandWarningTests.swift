@@ -34,4 +34,12 @@ import Testing
         #expect(result.stdout.contains("  quantity: Integer 32 = 1"))
         #expect(result.stdout.contains("model OK: 2 entities"))
     }
+
+    @Test func aCompositeAttributeIsListedWithItsElements() throws {
+        let harness = try Harness()
+        let fixture = ModelSwiftCommandTests.fixture
+        let result = try harness.run("limelight", ["model", fixture.path])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("  magnitude: Composite {richter: Double, scale: String} [optional]"))
+    }
 }

@@ -159,6 +159,22 @@ final class Owner: ManagedObject {
         #expect(hidden.first?.shown == "shown")
     }
 
+    @Test func aCompositeAttributeIsADictionaryProperty() throws {
+        let folder = try Self.scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let context = try Self.open(folder)
+        let quake = try #require(try context.insertNewObject(forEntityName: "GeneratedQuake") as? Quake)
+        #expect(quake.magnitude == nil)
+        // Xcode declares a composite as `[String: Any]?`; numbers take their element's type.
+        quake.magnitude = ["richter": 5, "scale": "Mw"]
+        #expect(quake.magnitude?["richter"] as? Double == 5)
+        try context.save()
+        let reader = try Self.open(folder)
+        let read = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "GeneratedQuake"), as: Quake.self).first)
+        #expect(read.magnitude?["richter"] as? Double == 5 && read.magnitude?["scale"] as? String == "Mw")
+        #expect(read.value(forKeyPath: "magnitude.scale") as? String == "Mw")
+    }
+
     @Test func toManyAccessorsAsXcodeGeneratesThem() throws {
         let folder = try Self.scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -31,6 +31,7 @@ import Testing
             "@Managed var tags: [String]?", "@Managed var anything: Any?",
             "@Managed var `default`: String?", "@Managed var `repeat`: Int64",
             "@Managed var owner: Owner?", "@Managed var labels: Set<Label>", "@Managed var steps: [Step]",
+            "@Managed var magnitude: [String: Any]?",
         ] {
             #expect(lines.contains(expected), "missing: \(expected)")
         }

@@ -169,9 +169,13 @@ import Testing
             </composite>
         </model>
         """
-        #expect { try ManagedObjectModel(xmlData: Data(composite.utf8), source: "Boats.xcdatamodel") } throws: {
-            "\($0)".contains("Boats.xcdatamodel: entity 'Boat'") && "\($0)".contains("unknown attributeType 'Composite'")
-        }
+        // A model Xcode 15 wrote with a composite attribute loads, the composite with its elements.
+        let model = try ManagedObjectModel(xmlData: Data(composite.utf8), source: "Boats.xcdatamodel")
+        let colors = try #require(model.entitiesByName["Boat"]?.attributesByName["colors"] as? CompositeAttributeDescription)
+        #expect(colors.attributeType == .composite)
+        #expect(colors.compositeName == "Colors")
+        #expect(colors.elements.map(\.name) == ["hull"])
+        #expect(colors.elements.first?.attributeType == .string)
         // A model Xcode 3 wrote: binary archives, no contents XML.
         let folder = try TemporaryFolder()
         let old = folder.file("Old.xcdatamodel")

@@ -72,6 +72,9 @@ enum Validation {
         guard let value else {
             return attribute.isOptional || attribute.isTransient ? [] : fail("a value is required")
         }
+        if let composite = attribute as? CompositeAttributeDescription {
+            return CompositeValues.failures(of: value, composite: composite, keyPath: attribute.name, object: object)
+        }
         // `coerce` answers at once for a value already in the attribute's type.
         if attribute.attributeType != .transformable, attribute.attributeType != .undefined,
            AttributeValueCoercion.coerce(value, to: attribute.attributeType) == nil {

@@ -131,6 +131,14 @@ enum MappingInference {
                     problems.append("\(location): type changes from \(oldAttribute.attributeType.rawValue) to \(attribute.attributeType.rawValue)")
                 }
             }
+            if let oldComposite = oldAttribute as? CompositeAttributeDescription, let composite = attribute as? CompositeAttributeDescription {
+                let changes = elementChanges(composite, from: oldComposite, location: location, problems: &problems)
+                if !changes.isEmpty {
+                    // The element columns change: not a plain copy of the attribute's column.
+                    kind = .retype
+                    detail = "elements: " + changes.joined(separator: ", ")
+                }
+            }
             if oldAttribute.isOptional && !attribute.isOptional {
                 if let value = attribute.defaultValue {
                     if kind == .copy { kind = .required }

@@ -26,6 +26,26 @@ struct MigrationContext {
         var expressions = ["Z_PK", String(newSchema.number(of: entity)), "Z_OPT"]
         var values: [SQLiteValue] = []
         for property in entity.properties where SQLiteSchema.isStoredInRow(property) {
+            if let composite = property as? CompositeAttributeDescription {
+                let old = MappingInference.sourceProperty(for: composite, in: from) as? CompositeAttributeDescription
+                for leaf in SQLiteSchema.compositeColumns(composite) where table.columnIndex[leaf.column] != nil {
+                    var expression: String?
+                    if let old, SQLiteSchema.isStoredInRow(old),
+                       let oldPath = MappingInference.sourceElementPath(leaf.path, in: composite, from: old) {
+                        let oldColumn = SQLiteSchema.columnName(forPath: [old.name] + oldPath)
+                        if oldTable.columnIndex[oldColumn] != nil { expression = oldColumn }
+                    }
+                    // A new element takes its default, as a new attribute does.
+                    if let defaultValue = leaf.attribute.defaultValue, expression == nil || !leaf.attribute.isOptional {
+                        values.append(try SQLiteValueMapping.sqlValue(defaultValue, for: leaf.attribute))
+                        expression = expression.map { "COALESCE(\($0), ?)" } ?? "?"
+                    }
+                    guard let expression else { continue }
+                    columns.append(leaf.column)
+                    expressions.append(expression)
+                }
+                continue
+            }
             let column = newSchema.column(for: property)
             guard table.columnIndex[column] != nil else { continue }
             let old = MappingInference.sourceProperty(for: property, in: from)

@@ -1,7 +1,10 @@
 import Foundation
 
 /// Describes a stored or transient value of an entity: its type, default and validation rules.
-public final class AttributeDescription: PropertyDescription, @unchecked Sendable {
+///
+/// Not final only for `CompositeAttributeDescription`, an attribute made of other attributes, as
+/// Core Data's composite is a subclass of its attribute description.
+public class AttributeDescription: PropertyDescription, @unchecked Sendable {
     public var attributeType: AttributeType
     /// The value a new object starts with, in the attribute's canonical Swift type.
     public var defaultValue: Any?

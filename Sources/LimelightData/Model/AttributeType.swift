@@ -17,6 +17,9 @@ public enum AttributeType: String, Sendable, CaseIterable {
     case uri = "URI"
     case objectID = "ObjectID"
     case undefined = "Undefined"
+    /// An attribute made of other attributes (`CompositeAttributeDescription`), whose value is a
+    /// dictionary of theirs.
+    case composite = "Composite"
 
     /// The number Core Data gives the type (`NSAttributeType`), as compiled models and version
     /// hashes hold it.
@@ -37,6 +40,7 @@ public enum AttributeType: String, Sendable, CaseIterable {
         case .uri: return 1200
         case .transformable: return 1800
         case .objectID: return 2000
+        case .composite: return 2100
         }
     }
 
@@ -57,7 +61,8 @@ public enum AttributeType: String, Sendable, CaseIterable {
     /// Whether any value is accepted as it is (transformable and undefined attributes).
     var takesAnyValue: Bool { self == .transformable || self == .undefined }
 
-    /// The SQLite column type Core Data declares for this attribute type.
+    /// The SQLite column type Core Data declares for this attribute type. A composite has no
+    /// column of its own (each of its elements has one); it is never asked.
     var sqlColumnType: String {
         switch self {
         case .integer16, .integer32, .integer64, .boolean: return "INTEGER"
@@ -65,7 +70,7 @@ public enum AttributeType: String, Sendable, CaseIterable {
         case .double, .float: return "FLOAT"
         case .string, .uri: return "VARCHAR"
         case .date: return "TIMESTAMP"
-        case .binaryData, .transformable, .uuid, .objectID, .undefined: return "BLOB"
+        case .binaryData, .transformable, .uuid, .objectID, .undefined, .composite: return "BLOB"
         }
     }
 }

@@ -157,6 +157,10 @@ final class EntityLayout: @unchecked Sendable {
         emptyValues = Array(repeating: .null, count: properties.count)
         attributeTypes = properties.map { ($0 as? AttributeDescription)?.attributeType }
         initialValues = properties.enumerated().compactMap { index, property in
+            if let composite = property as? CompositeAttributeDescription,
+               let value = composite.defaultValue ?? composite.elementDefaults {
+                return (index, CompositeValues.stored(StoredValue(value), for: composite))
+            }
             if let attribute = property as? AttributeDescription, let value = attribute.defaultValue {
                 let stored = StoredValue(value)
                 return (index, AttributeValueCoercion.coerce(stored, to: attribute.attributeType) ?? stored)

@@ -46,6 +46,8 @@ public final class ManagedObjectModel: @unchecked Sendable {
     /// Whether any entity has a relationship, i.e. whether objects can hold other objects' IDs.
     var hasRelationships: Bool { entities.contains { !$0.relationshipIndices.isEmpty } }
     var hasUniquenessConstraints: Bool { entities.contains { !$0.uniquenessConstraints.isEmpty } }
+    /// Whether any entity has a composite attribute.
+    var hasCompositeAttributes: Bool { entities.contains { $0.ownProperties.contains { $0 is CompositeAttributeDescription } } }
 
     /// Entities in the named configuration; all entities for `nil` or `"Default"`.
     public func entities(forConfiguration name: String?) -> [EntityDescription] {
@@ -149,6 +151,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
                     throw ModelError("property '\(property.name)' is declared twice", at: entity.name)
                 }
             }
+            try Self.checkComposites(of: entity)
             for case let relationship as RelationshipDescription in entity.ownProperties {
                 guard let destination = byName[relationship.destinationEntityName] else {
                     throw ModelError("destination entity '\(relationship.destinationEntityName)' does not exist",
@@ -168,6 +171,41 @@ public final class ManagedObjectModel: @unchecked Sendable {
                                      at: "\(entity.name).\(relationship.name)")
                 }
                 relationship.inverseRelationship = inverse
+            }
+        }
+    }
+
+    /// Refuses composite attributes a store could not keep: a Composite attribute that is not a
+    /// `CompositeAttributeDescription`, a composite without elements or with elements Core Data
+    /// refuses, one that contains itself, and an element whose flattened column
+    /// (`ZMAGNITUDE_RICHTER`) is another property's column too.
+    private static func checkComposites(of entity: EntityDescription) throws {
+        for constraint in entity.uniquenessConstraints {
+            for name in constraint {
+                let first = String(name.split(separator: ".").first ?? "")
+                if entity.property(named: first) is CompositeAttributeDescription {
+                    throw ModelError("a uniqueness constraint over the composite attribute '\(name)' is not supported", at: entity.name)
+                }
+            }
+        }
+        var columns: [String: String] = [:]
+        for property in entity.properties where SQLiteSchema.isStoredInRow(property) && !(property is CompositeAttributeDescription) {
+            columns[SQLiteSchema.columnName(forPath: [property.name])] = property.name
+        }
+        for case let attribute as AttributeDescription in entity.properties where attribute.attributeType == .composite {
+            let location = "\(attribute.entity?.name ?? entity.name).\(attribute.name)"
+            guard let composite = attribute as? CompositeAttributeDescription else {
+                throw ModelError("a Composite attribute must be a CompositeAttributeDescription with elements", at: location)
+            }
+            if let problem = composite.problem(at: location) { throw problem }
+            guard !composite.isTransient else { continue }
+            for leaf in composite.leafElements {
+                let keyPath = ([composite.name] + leaf.path).joined(separator: ".")
+                let column = SQLiteSchema.columnName(forPath: [composite.name] + leaf.path)
+                if let other = columns[column] {
+                    throw ModelError("the element \(keyPath) would be stored in the column \(column), which \(other) uses too", at: location)
+                }
+                columns[column] = keyPath
             }
         }
     }

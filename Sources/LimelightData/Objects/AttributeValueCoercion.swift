@@ -27,6 +27,9 @@ enum AttributeValueCoercion {
         case .uri: return value as? URL
         case .objectID: return value as? ManagedObjectID
         case .transformable, .undefined: return value
+        // Only the shape: the elements' types are the composite's to check
+        // (`CompositeValues.canonical`), which this function, knowing the type alone, cannot.
+        case .composite: return value is [String: Any] || value is [AnyHashable: Any] ? value : nil
         }
     }
 
@@ -49,6 +52,8 @@ enum AttributeValueCoercion {
         case .uri: return actual == ObjectIdentifier(URL.self)
         case .objectID: return actual == ObjectIdentifier(ManagedObjectID.self)
         case .transformable, .undefined: return true
+        // Never known from the type alone: a composite's value goes through its description.
+        case .composite: return false
         }
     }
 

@@ -19,14 +19,23 @@ extension ManagedObject {
     }
 
     /// Follows a dotted key path through to-one relationships; through a to-many it maps over
-    /// the related objects.
+    /// the related objects; into a composite attribute it reads the element
+    /// (`magnitude.richter`, `quake.magnitude.richter`).
     public func value(forKeyPath keyPath: String) -> Any? {
         var current: [Any] = [self]
         var isCollection = false
         for component in keyPath.split(separator: ".") {
             var next: [Any] = []
             for item in current {
-                guard let object = item as? ManagedObject else { continue }
+                guard let object = item as? ManagedObject else {
+                    // An element of a composite's value (a dictionary, or a nested one).
+                    if let element = CompositeValues.dictionary(item)?[String(component)] {
+                        next.append(element)
+                    } else if !isCollection {
+                        return nil
+                    }
+                    continue
+                }
                 switch object.value(forKey: String(component)) {
                 case let set as Set<ManagedObject>: next.append(contentsOf: Array(set)); isCollection = true
                 case let array as [ManagedObject]: next.append(contentsOf: array); isCollection = true
@@ -37,6 +46,34 @@ extension ManagedObject {
             current = next
         }
         return isCollection ? current : current.first
+    }
+
+    /// Sets the property a dotted key path ends at: through to-one relationships (nothing
+    /// happens when one of them is empty, as in Core Data), and into a composite attribute, where
+    /// setting `magnitude.richter` sets the attribute `magnitude` to its dictionary with that
+    /// element changed: one tracked, undoable change of the attribute.
+    public func setValue(_ value: Any?, forKeyPath keyPath: String) {
+        let components = keyPath.split(separator: ".").map(String.init)
+        guard components.count > 1, let first = components.first else {
+            setValue(value, forKey: keyPath)
+            return
+        }
+        guard let index = entityLayout.keys.index(of: first) else {
+            managedObjectContext?.recordProblem(ValidationFailure(object: self, key: keyPath,
+                reason: "entity \(entity.name) has no property '\(first)'"))
+            return
+        }
+        switch entity.properties[index] {
+        case let relationship as RelationshipDescription where !relationship.isToMany:
+            (self.value(at: index) as? ManagedObject)?.setValue(value, forKeyPath: components.dropFirst().joined(separator: "."))
+        case is CompositeAttributeDescription:
+            let current = CompositeValues.dictionary(self.value(at: index)) ?? [:]
+            let updated = CompositeValues.setting(value, at: components.dropFirst(), in: current)
+            setValue(updated, at: index, registerUndo: true)
+        default:
+            managedObjectContext?.recordProblem(ValidationFailure(object: self, key: keyPath,
+                reason: "the key path continues after \(entity.name).\(first), which is neither a to-one relationship nor a composite attribute"))
+        }
     }
 
     /// Sets a property with change tracking, inverse maintenance and undo registration.
@@ -74,6 +111,8 @@ extension ManagedObject {
         guard let index = entity.index(of: key) else { return }
         if faultFlag { managedObjectContext?.fireFault(self) }
         switch entity.properties[index] {
+        case let composite as CompositeAttributeDescription:
+            values[index] = CompositeValues.stored(StoredValue(value), for: composite)
         case let attribute as AttributeDescription:
             let stored = StoredValue(value)
             values[index] = AttributeValueCoercion.coerce(stored, to: attribute.attributeType) ?? stored
@@ -227,7 +266,9 @@ extension ManagedObject {
     private func setAttribute(_ type: AttributeType, _ newValue: StoredValue, at index: Int, registerUndo: Bool) {
         // A value already in the attribute's type (nearly every one) is stored as it came; one
         // that cannot be converted is kept as it is, and the save reports the mismatch.
-        if AttributeValueCoercion.isCanonical(newValue, for: type) {
+        if type == .composite, let composite = entity.properties[index] as? CompositeAttributeDescription {
+            storeAttribute(CompositeValues.stored(newValue, for: composite), at: index, registerUndo: registerUndo)
+        } else if AttributeValueCoercion.isCanonical(newValue, for: type) {
             storeAttribute(newValue, at: index, registerUndo: registerUndo)
         } else {
             storeAttribute(AttributeValueCoercion.coerce(newValue, to: type) ?? newValue, at: index, registerUndo: registerUndo)

@@ -15,6 +15,8 @@ extension StoreRow {
                 } else if let destination = toOne(held) {
                     values[index] = .objectID(destination)
                 }
+            } else if let composite = property as? CompositeAttributeDescription, let held, !(held is NSNull) {
+                values[index] = CompositeValues.stored(StoredValue(held), for: composite)
             } else if let attribute = property as? AttributeDescription, let held, !(held is NSNull) {
                 values[index] = StoredValue(AttributeValueCoercion.coerce(held, to: attribute.attributeType) ?? held)
             }

@@ -170,8 +170,12 @@ struct CompiledModelReader {
 
     private func attribute(_ object: KeyedArchive.Object, name: String, location: String) throws -> AttributeDescription {
         let code = object.fields["NSAttributeType"] as? Int ?? 0
-        guard let type = AttributeType(code: code) else {
-            let what = code == 2100 ? "composite attributes are not supported" : "unknown attribute type \(code)"
+        // How Core Data archives a composite's elements is not documented, and no compiled model
+        // with one was at hand to learn it from: such a model is refused rather than guessed at.
+        guard let type = AttributeType(code: code), type != .composite else {
+            let what = code == AttributeType.composite.code
+                ? "composite attributes are not supported in compiled models (.mom, a store's model cache); use the Xcode model (.xcdatamodeld)"
+                : "unknown attribute type \(code)"
             throw ModelError(what, at: location)
         }
         let attribute = AttributeDescription(name: name, type: type)

@@ -84,8 +84,12 @@ extension SQLiteStore {
 
     /// Keeps `model` in the store's `Z_MODELCACHE`, as Core Data does when it creates or migrates a
     /// store: the store then describes itself to any reader, this framework's or Core Data's.
+    /// A model with composite attributes is not kept: how Core Data archives a composite is not
+    /// known here, and a guess could mislead Core Data reading the store. The cache is left
+    /// empty, as stores Core Data made before it kept one have it.
     static func writeModelCache(_ model: ManagedObjectModel, to db: SQLiteConnection, schema: String = "main") throws {
         try db.execute("DELETE FROM \(schema).Z_MODELCACHE")
+        guard !model.hasCompositeAttributes else { return }
         try db.run("INSERT INTO \(schema).Z_MODELCACHE (Z_CONTENT) VALUES (?)", [.blob(try CompiledModelWriter.modelCache(for: model))])
     }
 }

@@ -72,14 +72,24 @@ extension ManagedObjectModel {
 /// Turns `<model>` XML into model objects, keeping attributes it does not interpret.
 struct ModelXMLReader {
     let source: String
+    /// The model's `<composite>` definitions, which composite attributes name.
+    let composites = CompositeDefinitions()
+
+    init(source: String) {
+        self.source = source
+    }
 
     func read(_ root: XMLTreeElement, into model: ManagedObjectModel) throws {
         model.extraXMLAttributes = root.attributeDictionary
         if let identifier = model.extraXMLAttributes["userDefinedModelVersionIdentifier"], !identifier.isEmpty {
             model.versionIdentifiers = [identifier]
         }
+        try composites.collect(from: root, source: source)
         for element in root.children {
             switch element.name {
+            case _ where CompositeDefinitions.elementNames.contains(element.name):
+                // Read where an attribute names it; one no attribute names is kept as it is.
+                continue
             case "entity": model.addEntity(try entity(element))
             case "fetchRequest":
                 let template = try FetchRequestTemplate(xmlAttributes: element.attributeDictionary, source: source)
@@ -90,6 +100,7 @@ struct ModelXMLReader {
             default: model.extraXMLElements.append(element.xmlString)
             }
         }
+        model.extraXMLElements += composites.unused.map(\.xmlString)
     }
 
     private func entity(_ element: XMLTreeElement) throws -> EntityDescription {
@@ -151,14 +162,18 @@ struct ModelXMLReader {
         }
     }
 
-    private func attribute(_ element: XMLTreeElement, location: String) throws -> AttributeDescription {
+    /// An `<attribute>` of an entity, or an element of a composite; `composites` is the chain of
+    /// composite definitions being read around it (to refuse one that contains itself).
+    func attribute(_ element: XMLTreeElement, location: String, composites chain: [String] = []) throws -> AttributeDescription {
         var attrs = element.attributeDictionary
         guard let name = attrs.removeValue(forKey: "name"), !name.isEmpty else { throw ModelError("missing name", at: location) }
         guard let typeName = attrs.removeValue(forKey: "attributeType") else { throw ModelError("attribute '\(name)': missing attributeType", at: location) }
         guard let type = AttributeType(rawValue: typeName) else {
             throw ModelError("attribute '\(name)': unknown attributeType '\(typeName)'", at: location)
         }
-        let attribute = AttributeDescription(name: name, type: type)
+        let attribute = type == .composite
+            ? try composite(named: name, definition: attrs.removeValue(forKey: "composite"), location: location, chain: chain)
+            : AttributeDescription(name: name, type: type)
         common(attribute, &attrs)
         if let text = attrs.removeValue(forKey: "defaultValueString") {
             guard let value = AttributeDefaultValue.parse(text, type: type) else {

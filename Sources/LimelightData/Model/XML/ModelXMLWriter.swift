@@ -4,13 +4,20 @@ extension ManagedObjectModel {
     /// The model as Xcode-style XML: entities and properties sorted by name, only non-default
     /// settings written, and every attribute the reader kept written back, so nothing is lost.
     public func xmlData() throws -> Data {
+        for entity in entities {
+            for case let composite as CompositeAttributeDescription in entity.ownProperties where composite.containsItself {
+                throw ModelError("the composite contains itself and cannot be written", at: "\(entity.name).\(composite.name)")
+            }
+        }
         var lines = [#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#]
         var modelAttributes = extraXMLAttributes
         modelAttributes["type"] = modelAttributes["type"] ?? "com.apple.IDECoreDataModeler.DataModel"
         modelAttributes["documentVersion"] = modelAttributes["documentVersion"] ?? "1.0"
         if let identifier = versionIdentifiers.sorted().first { modelAttributes["userDefinedModelVersionIdentifier"] = identifier }
         lines.append("<model\(ModelXMLWriter.attributeText(modelAttributes, order: ["type", "documentVersion"]))>")
-        for entity in entities.sorted(by: { $0.name < $1.name }) { lines += ModelXMLWriter.entity(entity) }
+        var composites = CompositeDefinitionWriter()
+        for entity in entities.sorted(by: { $0.name < $1.name }) { lines += ModelXMLWriter.entity(entity, composites: &composites) }
+        lines += composites.lines
         for template in fetchRequestTemplates.values.sorted(by: { $0.name < $1.name }) {
             lines.append("    <fetchRequest\(ModelXMLWriter.attributeText(template.xmlAttributes, order: ["name", "entity", "predicateString"]))/>")
         }
@@ -47,7 +54,7 @@ extension ManagedObjectModel {
 }
 
 enum ModelXMLWriter {
-    static func entity(_ entity: EntityDescription) -> [String] {
+    static func entity(_ entity: EntityDescription, composites: inout CompositeDefinitionWriter) -> [String] {
         var attrs = entity.extraXMLAttributes
         attrs["name"] = entity.name
         if let className = entity.managedObjectClassName { attrs["representedClassName"] = className }
@@ -56,7 +63,7 @@ enum ModelXMLWriter {
         if let id = entity.renamingIdentifier { attrs["elementID"] = id }
         if let modifier = entity.versionHashModifier { attrs["versionHashModifier"] = modifier }
         var lines = ["    <entity\(attributeText(attrs, order: ["name", "representedClassName", "parentEntity"]))>"]
-        for property in entity.ownProperties.sorted(by: { $0.name < $1.name }) { lines += self.property(property) }
+        for property in entity.ownProperties.sorted(by: { $0.name < $1.name }) { lines += self.property(property, composites: &composites) }
         if !entity.uniquenessConstraints.isEmpty {
             lines.append("        <uniquenessConstraints>")
             for constraint in entity.uniquenessConstraints {
@@ -79,7 +86,8 @@ enum ModelXMLWriter {
         return lines
     }
 
-    static func property(_ property: PropertyDescription) -> [String] {
+    /// The lines of a property; a composite attribute's definition goes to `composites`.
+    static func property(_ property: PropertyDescription, composites: inout CompositeDefinitionWriter, indent: String = "        ") -> [String] {
         var attrs = property.extraXMLAttributes
         attrs["name"] = property.name
         if property.isOptional { attrs["optional"] = "YES" }
@@ -89,7 +97,7 @@ enum ModelXMLWriter {
         if property.isIndexed { attrs["indexed"] = "YES" }
         if let id = property.renamingIdentifier { attrs["elementID"] = id }
         if let modifier = property.versionHashModifier { attrs["versionHashModifier"] = modifier }
-        let order = ["name", "optional", "transient", "attributeType"]
+        let order = ["name", "optional", "transient", "attributeType", "composite"]
         // Flags the file wrote at their default are written back the same way.
         for key in property.explicitXMLAttributes where attrs[key] == nil {
             switch key {
@@ -98,15 +106,20 @@ enum ModelXMLWriter {
             default: attrs[key] = "NO"
             }
         }
-        let children = property.extraXMLElements.map { "            " + $0 } + userInfo(property.userInfo, indent: "            ")
+        let children = property.extraXMLElements.map { indent + "    " + $0 } + userInfo(property.userInfo, indent: indent + "    ")
         func element(_ name: String, _ inner: [String]) -> [String] {
-            let head = "        <\(name)\(attributeText(attrs, order: order))"
-            return inner.isEmpty ? [head + "/>"] : [head + ">"] + inner + ["        </\(name)>"]
+            let head = "\(indent)<\(name)\(attributeText(attrs, order: order))"
+            return inner.isEmpty ? [head + "/>"] : [head + ">"] + inner + ["\(indent)</\(name)>"]
         }
         switch property {
         case let attribute as AttributeDescription:
             attrs["attributeType"] = attribute.attributeType.rawValue
-            if let value = attribute.defaultValue, let text = AttributeDefaultValue.format(value, type: attribute.attributeType) {
+            if let composite = attribute as? CompositeAttributeDescription {
+                attrs["composite"] = composites.name(for: composite)
+            }
+            // A composite's default is its elements' defaults, written with them.
+            if !(attribute is CompositeAttributeDescription), let value = attribute.defaultValue,
+               let text = AttributeDefaultValue.format(value, type: attribute.attributeType) {
                 // Dates go where Xcode puts them, unless the file said defaultValueString.
                 let key = attribute.attributeType == .date && attribute.originalXMLText["defaultValueString"] == nil
                     ? "defaultDateTimeInterval" : "defaultValueString"
@@ -151,7 +164,7 @@ enum ModelXMLWriter {
             request["name"] = fetched.fetchRequestName
             request["entity"] = fetched.destinationEntityName
             if let predicate = fetched.predicateFormat { request["predicateString"] = predicate }
-            return element("fetchedProperty", ["            <fetchRequest\(attributeText(request, order: ["name", "entity"]))/>"] + children)
+            return element("fetchedProperty", ["\(indent)    <fetchRequest\(attributeText(request, order: ["name", "entity"]))/>"] + children)
         default:
             return []
         }
@@ -174,4 +187,36 @@ enum ModelXMLWriter {
     }
 
     static func escape(_ text: String) -> String { XMLEscaping.escaped(text, inAttribute: true) }
+}
+
+/// The `<composite>` definitions of the composite attributes a model's XML names, one per
+/// distinct set of elements: under the name the model read them by (or the attribute's name,
+/// capitalised), numbered when two different composites would take the same name.
+struct CompositeDefinitionWriter {
+    private var definitions: [(name: String, body: [String])] = []
+
+    /// The definition name `composite` is written under, its definition (and those of its nested
+    /// composites) noted for `lines`.
+    mutating func name(for composite: CompositeAttributeDescription) -> String {
+        var body: [String] = []
+        // Elements in their declared order: the order of a composite's elements is its own.
+        for element in composite.elements { body += ModelXMLWriter.property(element, composites: &self, indent: "        ") }
+        let base = composite.compositeName ?? (composite.name.prefix(1).uppercased() + composite.name.dropFirst())
+        var name = base
+        var number = 1
+        while let known = definitions.first(where: { $0.name == name }) {
+            if known.body == body { return name }
+            number += 1
+            name = "\(base)\(number)"
+        }
+        definitions.append((name, body))
+        return name
+    }
+
+    /// The definitions as `<composite>` elements, by name.
+    var lines: [String] {
+        definitions.sorted { $0.name < $1.name }.flatMap { definition in
+            ["    <composite name=\"\(ModelXMLWriter.escape(definition.name))\">"] + definition.body + ["    </composite>"]
+        }
+    }
 }

@@ -20,6 +20,8 @@ struct BatchInsertRows {
     private let attributes: [(index: Int, type: AttributeType)]
     /// The slots of relationships, which an object of a handler must leave as they start.
     private let relationships: [Int]
+    /// The slots of composite attributes, whose values are checked against their elements.
+    private let compositeSlots: [Int]
 
     init(entity: EntityDescription) {
         self.entity = entity
@@ -34,6 +36,7 @@ struct BatchInsertRows {
         startingValues = values
         attributes = types.enumerated().compactMap { index, type in type.map { (index, $0) } }
         relationships = entity.properties.indices.filter { entity.properties[$0] is RelationshipDescription }
+        compositeSlots = types.indices.filter { types[$0] == .composite }
         required = entity.properties.compactMap { property in
             guard let attribute = property as? AttributeDescription, !attribute.isOptional, !attribute.isTransient,
                   let index = entity.index(of: attribute.name) else { return nil }
@@ -57,7 +60,8 @@ struct BatchInsertRows {
             guard let index = keys.index(of: key), let type = types[index] else {
                 throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): '\(key)' is not a stored attribute")
             }
-            values[index] = try stored(value, as: type, key: key, row: row)
+            values[index] = type == .composite ? try compositeValue(value, slot: index, key: key, row: row)
+                : try stored(value, as: type, key: key, row: row)
             given?.append(index)
         }
         try checkRequired(values, row: row)
@@ -92,6 +96,8 @@ struct BatchInsertRows {
             for (index, type) in attributes {
                 // The common case by its case alone, binding nothing.
                 if type == .integer64, case .int64 = buffer[index] { continue }
+                // A composite's value is checked below, against its description.
+                if type == .composite { continue }
                 if !AttributeValueCoercion.isCanonical(buffer[index], for: type) { return (index, type) }
             }
             return nil
@@ -99,6 +105,9 @@ struct BatchInsertRows {
         if let (index, type) = mistyped {
             throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): "
                 + "\(values[index].value.map { "\(Swift.type(of: $0))" } ?? "nil") is no \(type.rawValue) for '\(entity.properties[index].name)'")
+        }
+        for index in compositeSlots {
+            if let value = values[index].value { _ = try compositeValue(value, slot: index, key: entity.properties[index].name, row: row) }
         }
         for index in relationships where !StoredValue.same(values[index], startingValues[index]) {
             throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): "
@@ -116,6 +125,18 @@ struct BatchInsertRows {
     private func checkRequired(_ values: [StoredValue], row: Int) throws {
         for (index, name) in required where values[index].isNull {
             throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): '\(name)' is required")
+        }
+    }
+
+    /// `value` as the canonical dictionary of the composite in slot `slot`; `NSNull` is no value.
+    private func compositeValue(_ value: Any, slot: Int, key: String, row: Int) throws -> StoredValue {
+        if value is NSNull { return .null }
+        guard let composite = entity.properties[slot] as? CompositeAttributeDescription else { return StoredValue(present: value) }
+        do {
+            return StoredValue(present: try CompositeValues.canonical(value, for: composite))
+        } catch {
+            let at = ([key] + error.path).joined(separator: ".")
+            throw PersistenceError.invalidRequest("batch insert into \(entity.name), object \(row): '\(at)': \(error.reason)")
         }
     }
 

@@ -2,7 +2,9 @@ import Foundation
 
 /// One column of a dictionary fetch, resolved against the fetched entity.
 enum DictionaryColumn {
-    /// A stored attribute, directly or behind to-one relationships (`owner.lastName`).
+    /// A stored attribute, directly or behind to-one relationships (`owner.lastName`), or an
+    /// element of a composite attribute (`magnitude.richter`, the element's description): the
+    /// components of `key` after `path` name the attribute and its elements.
     case attribute(key: String, path: [RelationshipDescription], attribute: AttributeDescription)
     /// A to-one relationship, directly or behind others: the destination object's ID.
     case toOne(key: String, path: [RelationshipDescription], relationship: RelationshipDescription)
@@ -101,6 +103,18 @@ struct DictionaryPlan {
                 throw PersistenceError.invalidRequest("\(list): entity \(current.name) has no property '\(name)' (key path '\(keyPath)')")
             }
             let isLast = position == components.count - 1
+            if let composite = property as? CompositeAttributeDescription, !isLast {
+                // An element of a composite (`magnitude.richter`), or a nested composite.
+                let rest = components[(position + 1)...]
+                guard let element = composite.element(atPath: rest) else {
+                    throw PersistenceError.invalidRequest(
+                        "\(list): the composite attribute \(current.name).\(name) has no element '\(rest.joined(separator: "."))' (key path '\(keyPath)')")
+                }
+                guard !composite.isTransient else {
+                    throw PersistenceError.invalidRequest("\(list): \(current.name).\(name) is transient and not stored (key path '\(keyPath)')")
+                }
+                return .attribute(key: keyPath, path: path, attribute: element)
+            }
             if let attribute = property as? AttributeDescription {
                 guard isLast else {
                     throw PersistenceError.invalidRequest("\(list): '\(keyPath)' continues after the attribute \(current.name).\(name)")

@@ -44,12 +44,27 @@ struct FetchSpecification: @unchecked Sendable {
     func checkSortKeys(in entity: EntityDescription) throws {
         for descriptor in sortDescriptors {
             var current: EntityDescription? = entity
-            for component in descriptor.key.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+            let components = descriptor.key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            for (position, component) in components.enumerated() {
                 // Aggregates such as `@count` are checked where they are computed.
                 if component.hasPrefix("@") { break }
                 guard let here = current, let property = here.property(named: component) else {
                     throw PersistenceError.invalidRequest(
                         "the request for \(subject) sorts by '\(descriptor.key)', but \(current?.name ?? "its value") has no property '\(component)'")
+                }
+                // The rest of the key names an element of a composite (`magnitude.richter`); a
+                // dictionary has no order of its own.
+                if let composite = property as? CompositeAttributeDescription {
+                    let rest = components[(position + 1)...]
+                    guard let element = rest.isEmpty ? composite : composite.element(atPath: rest) else {
+                        throw PersistenceError.invalidRequest(
+                            "the request for \(subject) sorts by '\(descriptor.key)', but the composite attribute \(here.name).\(component) has no element '\(rest.joined(separator: "."))'")
+                    }
+                    if element is CompositeAttributeDescription {
+                        throw PersistenceError.invalidRequest(
+                            "the request for \(subject) sorts by the composite '\(descriptor.key)', a dictionary; sort by one of its elements")
+                    }
+                    break
                 }
                 current = (property as? RelationshipDescription)?.destinationEntity
             }

@@ -193,6 +193,14 @@ struct PredicateEvaluator {
                 current = try items.map { try keyPath(component, of: $0) } as [Any?]
                 continue
             }
+            // The rest of a key path into a composite names its elements, as SQL checks too.
+            if !components.isEmpty, let managed = current as? ManagedObject,
+               let composite = managed.entity.property(named: component) as? CompositeAttributeDescription {
+                let rest = components.prefix { !$0.hasPrefix("@") }
+                guard rest.isEmpty || composite.element(atPath: rest) != nil else {
+                    throw PredicateEvaluationError("the composite attribute \(managed.entity.name).\(component) has no element '\(rest.joined(separator: "."))'")
+                }
+            }
             current = try value(forKey: component, of: current)
         }
         return current

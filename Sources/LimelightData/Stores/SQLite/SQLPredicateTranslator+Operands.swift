@@ -119,6 +119,9 @@ extension SQLPredicateTranslator {
             throw PersistenceError.invalidRequest("entity \(scope.entity.name) has no property '\(first)'")
         }
         let rest = Array(components.dropFirst())
+        if let composite = property as? CompositeAttributeDescription {
+            return try compositeOperand(composite, rest: rest, scope)
+        }
         if let attribute = property as? AttributeDescription {
             guard rest.isEmpty else { throw Self.unsupported("key path through the attribute \(scope.entity.name).\(first)") }
             guard SQLiteSchema.isStoredInRow(attribute) else { throw Self.unsupported("the transient attribute \(scope.entity.name).\(first)") }
@@ -168,6 +171,23 @@ extension SQLPredicateTranslator {
         result.attribute = inner.attribute
         result.kind = inner.kind
         return result
+    }
+
+    /// An element of a composite attribute (`magnitude.richter`): its flattened column. The
+    /// composite itself (or a nested one) is a value only as far as SQL can tell, whether it has
+    /// one: NULL when every element column is, for `magnitude == nil`.
+    func compositeOperand(_ composite: CompositeAttributeDescription, rest: [String], _ scope: Scope) throws -> Operand {
+        let owner = "\(scope.entity.name).\(composite.name)"
+        guard SQLiteSchema.isStoredInRow(composite) else { throw Self.unsupported("the transient attribute \(owner)") }
+        guard let element = rest.isEmpty ? composite : composite.element(atPath: rest) else {
+            throw PersistenceError.invalidRequest("the composite attribute \(owner) has no element '\(rest.joined(separator: "."))'")
+        }
+        guard let nested = element as? CompositeAttributeDescription else {
+            let column = SQLiteSchema.columnName(forPath: [composite.name] + rest)
+            return Operand(sql: "\(scope.alias).\(column)", attribute: element, kind: ValueKind(attribute: element))
+        }
+        let empty = nested.leafElements.map { "\(scope.alias).\(SQLiteSchema.columnName(forPath: [composite.name] + rest + $0.path)) IS NULL" }
+        return Operand(sql: "(CASE WHEN \(empty.joined(separator: " AND ")) THEN NULL ELSE 1 END)", attribute: nested, kind: .composite)
     }
 
     mutating func functionOperand(_ name: String, _ args: [QueryExpression], _ scope: Scope) throws -> Operand {

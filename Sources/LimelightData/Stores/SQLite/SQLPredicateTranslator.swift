@@ -47,6 +47,8 @@ struct SQLPredicateTranslator {
     enum ValueKind: String {
         case string = "a string", number = "a number", date = "a date", data = "binary data", uuid = "a UUID", url = "a URL"
         case object = "an object"
+        /// A composite attribute as a whole, which SQL can only tell present or absent.
+        case composite = "a composite attribute's dictionary"
 
         init?(attribute: AttributeDescription) {
             switch attribute.attributeType {

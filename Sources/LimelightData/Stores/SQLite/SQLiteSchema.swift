@@ -67,9 +67,35 @@ struct SQLiteSchema {
         return true
     }
 
+    /// The column of a stored property (`["name"]` → `ZNAME`) or of an element of a composite
+    /// attribute, named by its path from the entity (`["magnitude", "richter"]` →
+    /// `ZMAGNITUDE_RICHTER`): every column name of a property is made here.
+    ///
+    /// Core Data flattens a composite's elements into columns of the entity's table; how it names
+    /// them is not documented and no store written by Core Data with a composite was at hand to
+    /// compare with, so this naming (the element path, uppercased, joined with `_`) is the most
+    /// plausible one, unverified.
+    static func columnName(forPath path: [String]) -> String {
+        "Z" + path.map { $0.uppercased() }.joined(separator: "_")
+    }
+
+    /// The column of a dotted key path of attribute names (`magnitude.richter`), as uniqueness
+    /// constraints and fetch indexes name them.
+    static func columnName(forKeyPath keyPath: String) -> String {
+        columnName(forPath: keyPath.split(separator: ".").map(String.init))
+    }
+
+    /// The columns of a composite attribute, one per leaf element, with the element and its path
+    /// below the composite, in `leafElements` order.
+    static func compositeColumns(_ composite: CompositeAttributeDescription)
+        -> [(column: String, path: [String], attribute: AttributeDescription)] {
+        composite.leafElements.map { (columnName(forPath: [composite.name] + $0.path), $0.path, $0.attribute) }
+    }
+
     static func columnNames(for property: PropertyDescription, schemaNumbers: [ObjectIdentifier: Int]) -> [String] {
         guard isStoredInRow(property) else { return [] }
-        let base = "Z" + property.name.uppercased()
+        if let composite = property as? CompositeAttributeDescription { return compositeColumns(composite).map(\.column) }
+        let base = columnName(forPath: [property.name])
         if let relationship = property as? RelationshipDescription, let destination = relationship.destinationEntity,
            !destination.subentities.isEmpty || destination.superentity != nil {
             let number = schemaNumbers[ObjectIdentifier(destination)] ?? destination.entityNumber
@@ -78,7 +104,9 @@ struct SQLiteSchema {
         return [base]
     }
 
-    func column(for property: PropertyDescription) -> String { "Z" + property.name.uppercased() }
+    /// The column of a plain attribute or a to-one (a composite has one per element:
+    /// `compositeColumns`).
+    func column(for property: PropertyDescription) -> String { Self.columnName(forPath: [property.name]) }
 
     func typeColumn(for relationship: RelationshipDescription) -> String? {
         let names = Self.columnNames(for: relationship, schemaNumbers: entityNumbers)
@@ -145,17 +173,25 @@ struct SQLiteSchema {
                     if let relationship = property as? RelationshipDescription, Self.isStoredInRow(relationship) {
                         let column = self.column(for: relationship)
                         sql.append("CREATE INDEX \(table.name)_\(column)_INDEX ON \(table.name) (\(column))")
-                    } else if property.isIndexed, Self.isStoredInRow(property) {
+                    } else if property.isIndexed, Self.isStoredInRow(property), !(property is CompositeAttributeDescription) {
+                        // A composite's elements are indexed through fetch indexes naming them
+                        // (`magnitude.richter`); the attribute itself has no column to index.
                         let column = self.column(for: property)
                         sql.append("CREATE INDEX \(table.name)_\(column)_INDEX ON \(table.name) (\(column))")
                     }
                 }
                 for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
-                    let columns = constraint.map { "Z" + $0.uppercased() + " COLLATE BINARY ASC" }.joined(separator: ", ")
+                    let columns = constraint.map { Self.columnName(forKeyPath: $0) + " COLLATE BINARY ASC" }.joined(separator: ", ")
                     sql.append("CREATE UNIQUE INDEX Z_\(entity.name)_UNIQUE_\(constraint.joined(separator: "_")) ON \(table.name) (\(columns))")
                 }
                 for index in entity.fetchIndexes where !index.elements.isEmpty {
-                    let columns = index.elements.map { "Z" + $0.property.uppercased() + ($0.ascending ? "" : " DESC") }.joined(separator: ", ")
+                    // An element of a composite by its key path (`magnitude.richter`); a whole
+                    // composite as all its element columns.
+                    let columns = index.elements.flatMap { element -> [String] in
+                        let names = (entity.property(named: element.property) as? CompositeAttributeDescription).map { Self.compositeColumns($0).map(\.column) }
+                            ?? [Self.columnName(forKeyPath: element.property)]
+                        return names.map { $0 + (element.ascending ? "" : " DESC") }
+                    }.joined(separator: ", ")
                     sql.append("CREATE INDEX Z_\(entity.name)_\(index.name) ON \(table.name) (\(columns))")
                 }
             }
@@ -171,6 +207,10 @@ struct SQLiteSchema {
     private func columnType(_ column: String, in table: Table) -> String {
         for entity in table.root.selfAndDescendants {
             for property in entity.ownProperties {
+                if let composite = property as? CompositeAttributeDescription {
+                    guard let leaf = Self.compositeColumns(composite).first(where: { $0.column == column }) else { continue }
+                    return leaf.attribute.attributeType.sqlColumnType
+                }
                 let names = Self.columnNames(for: property, schemaNumbers: entityNumbers)
                 guard let position = names.firstIndex(of: column) else { continue }
                 if let attribute = property as? AttributeDescription, position == 0 { return attribute.attributeType.sqlColumnType }

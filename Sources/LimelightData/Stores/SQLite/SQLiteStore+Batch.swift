@@ -83,6 +83,14 @@ extension SQLiteStore {
         guard let table = schema.table(for: fetch.entity) else { return [] }
         var assignments: [(column: String, value: SQLiteValue, slot: Int)] = []
         for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+            let first = String(key.split(separator: ".", omittingEmptySubsequences: false).first ?? "")
+            if let slot = fetch.entity.index(of: first), let composite = fetch.entity.properties[slot] as? CompositeAttributeDescription,
+               !composite.isTransient {
+                let path = key.split(separator: ".", omittingEmptySubsequences: false).dropFirst().map(String.init)
+                assignments += try compositeAssignments(composite, path: path, value: value, entity: fetch.entity)
+                    .map { (column: $0.column, value: $0.value, slot: slot) }
+                continue
+            }
             guard let slot = fetch.entity.index(of: key), let attribute = fetch.entity.properties[slot] as? AttributeDescription,
                   !attribute.isTransient else {
                 throw PersistenceError.invalidRequest("batch update of \(fetch.entity.name): '\(key)' is not a stored attribute")
@@ -104,8 +112,40 @@ extension SQLiteStore {
             for list in Self.keyLists(ids.compactMap(\.primaryKey)) {
                 _ = try db.run("UPDATE \(table.name) SET \(set) WHERE Z_PK IN (\(list))", assignments.map(\.value))
             }
-            let slots = assignments.map(\.slot)
+            let slots = Array(Set(assignments.map(\.slot))).sorted()
             return (ids, SaveChanges(updated: ids.map { ObjectSnapshot(id: $0, values: [], version: 0, changed: slots) }, origin: origin), [])
+        }
+    }
+
+    /// The columns a batch update sets for `value` given to a composite (`magnitude`, `path`
+    /// empty) or to one of its elements (`magnitude.richter`, `path` `["richter"]`).
+    private func compositeAssignments(_ composite: CompositeAttributeDescription, path: [String], value: Any,
+                                      entity: EntityDescription) throws -> [(column: String, value: SQLiteValue)] {
+        let key = ([composite.name] + path).joined(separator: ".")
+        func refuse(_ reason: String) -> PersistenceError { .invalidRequest("batch update of \(entity.name): '\(key)' \(reason)") }
+        guard let element = path.isEmpty ? composite : composite.element(atPath: path) else {
+            throw refuse("names no element of the composite \(composite.name)")
+        }
+        let given: Any? = value is NSNull ? nil : value
+        if given == nil, !element.isOptional { throw refuse("is required and cannot be set to nil") }
+        guard let nested = element as? CompositeAttributeDescription else {
+            let stored = given.map { AttributeValueCoercion.coerce($0, to: element.attributeType) ?? $0 }
+            if let stored, !AttributeValueCoercion.isCanonical(stored, for: element.attributeType) {
+                throw refuse("takes \(element.attributeType.rawValue), not \(Swift.type(of: value))")
+            }
+            return [(SQLiteSchema.columnName(forPath: [composite.name] + path), try SQLiteValueMapping.sqlValue(stored, for: element))]
+        }
+        var dictionary: [String: Any]?
+        if let given {
+            do {
+                dictionary = try CompositeValues.canonical(given, for: nested)
+            } catch {
+                throw refuse("cannot take the value: \(error)")
+            }
+        }
+        return try nested.leafElements.map { leaf in
+            (SQLiteSchema.columnName(forPath: [composite.name] + path + leaf.path),
+             try SQLiteValueMapping.sqlValue(CompositeValues.value(at: leaf.path, in: dictionary), for: leaf.attribute))
         }
     }
 

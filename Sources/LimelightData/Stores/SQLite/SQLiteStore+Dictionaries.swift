@@ -75,7 +75,9 @@ extension SQLiteStore {
             sql += " GROUP BY " + terms.joined(separator: ", ")
         }
         for column in selected {
-            translator.resultColumns[column.key] = .init(sql: column.sql[0], bindings: column.bindings, isObjectKey: column.sql.count == 2)
+            var operand = SQLPredicateTranslator.Operand(sql: column.sql[0], bindings: column.bindings)
+            if case .objectID = column.type { operand.isObjectKey = true }
+            translator.resultColumns[column.key] = operand
         }
         if let having = request.havingPredicate {
             var havingBindings: [SQLiteValue] = []
@@ -87,9 +89,15 @@ extension SQLiteStore {
             for descriptor in request.sortDescriptors {
                 let term: String
                 if let index = selected.firstIndex(where: { $0.key == descriptor.key }) {
+                    if case .composite = readers(selected)[index] {
+                        throw PersistenceError.invalidRequest("cannot sort by the composite '\(descriptor.key)' (entity \(fetch.entity.name)); sort by one of its elements")
+                    }
                     term = "c\(index)_0"
                 } else {
                     let operand = try translator.operand(.keyPath(descriptor.key), .init(alias: "t0", entity: fetch.entity))
+                    guard operand.kind != .composite else {
+                        throw PersistenceError.invalidRequest("cannot sort by the composite '\(descriptor.key)' (entity \(fetch.entity.name)); sort by one of its elements")
+                    }
                     guard operand.toMany == nil else {
                         throw PersistenceError.invalidRequest("cannot sort by the to-many '\(descriptor.key)' (entity \(fetch.entity.name))")
                     }
@@ -107,17 +115,12 @@ extension SQLiteStore {
 
         // What each column reads, worked out once: a row then costs SQLite's reads and the
         // dictionary's values, not a copy of each column's description.
-        var readers: [ColumnReader] = []
-        var position: Int32 = 0
-        for column in selected {
-            if column.sql.count == 2 {
-                readers.append(.objectID(position))
-            } else if let attribute = column.readAs {
-                readers.append(.attribute(position, attribute.attributeType))
-            } else {
-                readers.append(.plain(position))
+        let readers = readers(selected)
+        let composites = selected.enumerated().map { index, column -> SQLiteCompositeColumns? in
+            guard case .composite(let position, _) = readers[index], let composite = column.readAs as? CompositeAttributeDescription else {
+                return nil
             }
-            position += Int32(column.sql.count)
+            return SQLiteCompositeColumns(composite, positions: column.sql.indices.map { position + Int32($0) })
         }
         let schema = self.schema
         let attributes = selected.map(\.readAs)
@@ -127,7 +130,9 @@ extension SQLiteStore {
             throw PersistenceError.invalidRequest("a dictionary fetch of \(fetch.entity.name) names a result key twice")
         }
         try db().query(sql, bindings) { statement in
-            results.append(template.row { column in value(column, readers: readers, attributes: attributes, statement: statement, schema: schema) })
+            results.append(template.row { column in
+                value(column, readers: readers, attributes: attributes, composites: composites, statement: statement, schema: schema)
+            })
         }
         return results
     }
@@ -141,13 +146,35 @@ extension SQLiteStore {
         case attribute(Int32, AttributeType)
         /// A value in SQLite's own type (an expression of no known type).
         case plain(Int32)
+        /// A composite's dictionary from its element columns, the first at the position, `count`
+        /// in all.
+        case composite(Int32, count: Int)
+    }
+
+    /// The readers of `selected`'s columns, which follow each other in the SELECT list.
+    private func readers(_ selected: [SelectedColumn]) -> [ColumnReader] {
+        var readers: [ColumnReader] = []
+        var position: Int32 = 0
+        for column in selected {
+            if case .objectID = column.type {
+                readers.append(.objectID(position))
+            } else if column.readAs is CompositeAttributeDescription {
+                readers.append(.composite(position, count: column.sql.count))
+            } else if let attribute = column.readAs {
+                readers.append(.attribute(position, attribute.attributeType))
+            } else {
+                readers.append(.plain(position))
+            }
+            position += Int32(column.sql.count)
+        }
+        return readers
     }
 
     /// Selected value number `column` of the current row. The column's attribute is looked up only
     /// when it is needed, since reading it from the array retains and releases it.
     @inline(__always)
-    private func value(_ column: Int, readers: [ColumnReader], attributes: [AttributeDescription?], statement: OpaquePointer,
-                       schema: SQLiteSchema) -> Any? {
+    private func value(_ column: Int, readers: [ColumnReader], attributes: [AttributeDescription?],
+                       composites: [SQLiteCompositeColumns?], statement: OpaquePointer, schema: SQLiteSchema) -> Any? {
         switch readers[column] {
         case .objectID(let position):
             guard sqlite3_column_type(statement, position) != SQLITE_NULL,
@@ -161,6 +188,8 @@ extension SQLiteStore {
             return SQLiteValueMapping.swiftValue(SQLiteValue(statement: statement, column: position), for: attribute, external: externalBinaryData)
         case .plain(let position):
             return Self.plainValue(SQLiteValue(statement: statement, column: position))
+        case .composite:
+            return composites[column]?.value(statement, external: externalBinaryData).value
         }
     }
 
@@ -179,7 +208,13 @@ extension SQLiteStore {
         switch column {
         case .attribute(let key, let path, let attribute):
             let alias = try joins.alias(for: path, schema: schema)
-            return SelectedColumn(key: key, sql: ["\(alias).\(schema.column(for: attribute))"], bindings: [],
+            // The attribute and, into a composite, the elements the key names after the to-ones.
+            let names = key.split(separator: ".").dropFirst(path.count).map(String.init)
+            if let composite = attribute as? CompositeAttributeDescription {
+                let columns = composite.leafElements.map { "\(alias).\(SQLiteSchema.columnName(forPath: names + $0.path))" }
+                return SelectedColumn(key: key, sql: columns, bindings: [], type: .attribute(.composite), readAs: composite)
+            }
+            return SelectedColumn(key: key, sql: ["\(alias).\(SQLiteSchema.columnName(forPath: names))"], bindings: [],
                                   type: .attribute(attribute.attributeType), readAs: attribute)
         case .toOne(let key, let path, let relationship):
             let alias = try joins.alias(for: path, schema: schema)

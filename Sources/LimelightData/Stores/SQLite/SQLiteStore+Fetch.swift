@@ -2,22 +2,38 @@ import Foundation
 import CSQLite
 
 extension SQLiteStore {
-    /// Where each of an entity's properties is in a `SELECT *`-style row of its table.
-    struct RowLayout {
+    /// Where each of an entity's properties is in a `SELECT *`-style row of its table. A class:
+    /// every row takes its entity's layout, one reference rather than one per array it holds.
+    final class RowLayout {
         /// Slots carry plain numbers, so reading one for every value of every row copies no
         /// reference; the property itself is in `properties` when a rarer path needs it.
         enum Slot {
             case attribute(column: Int32, type: AttributeType)
             case toOne(column: Int32, typeColumn: Int32?)
             case toMany
+            /// Not in the row, or a composite attribute (read after the loop, from `composites`).
             case none
         }
         let slots: [Slot]
         let properties: [PropertyDescription]
+        /// The composite attributes' slots and columns, read apart so the loop over slots is
+        /// the same with composites or without.
+        let composites: [(slot: Int, columns: SQLiteCompositeColumns)]
+
+        init(slots: [Slot], properties: [PropertyDescription], composites: [(slot: Int, columns: SQLiteCompositeColumns)]) {
+            (self.slots, self.properties, self.composites) = (slots, properties, composites)
+        }
     }
 
     func layout(for entity: EntityDescription, table: SQLiteSchema.Table) -> RowLayout {
-        RowLayout(slots: entity.properties.map { property in
+        var composites: [(slot: Int, columns: SQLiteCompositeColumns)] = []
+        let slots: [RowLayout.Slot] = entity.properties.enumerated().map { index, property in
+            if let composite = property as? CompositeAttributeDescription {
+                if SQLiteSchema.isStoredInRow(composite), let columns = SQLiteCompositeColumns(composite, table: table, offset: 3) {
+                    composites.append((index, columns))
+                }
+                return .none
+            }
             if let relationship = property as? RelationshipDescription {
                 if relationship.isToMany { return .toMany }
                 guard let position = table.columnIndex[schema.column(for: relationship)] else { return .none }
@@ -27,7 +43,8 @@ extension SQLiteStore {
             guard let attribute = property as? AttributeDescription, SQLiteSchema.isStoredInRow(attribute),
                   let position = table.columnIndex[schema.column(for: attribute)] else { return .none }
             return .attribute(column: Int32(position + 3), type: attribute.attributeType)
-        }, properties: entity.properties)
+        }
+        return RowLayout(slots: slots, properties: entity.properties, composites: composites)
     }
 
     func selectList(_ table: SQLiteSchema.Table, alias: String = "t0") -> String {
@@ -79,6 +96,7 @@ extension SQLiteStore {
                 }
             }
         }
+        for (slot, columns) in layout.composites { values[slot] = columns.value(statement, external: externalBinaryData) }
         return StoreRow(id: objectID(entity: entity, primaryKey: pk), version: sqlite3_column_int64(statement, 2), values: values)
     }
 

@@ -113,6 +113,13 @@ extension SQLiteStore {
         if let plan = writePlans[ObjectIdentifier(entity)] { return plan }
         var slots: [SQLiteWritePlan.Slot?] = []
         for property in entity.properties {
+            if let composite = property as? CompositeAttributeDescription {
+                let columns = SQLiteCompositeColumns(composite)
+                let stored = SQLiteSchema.isStoredInRow(composite) && columns.columns.allSatisfy { table.columnIndex[$0] != nil }
+                slots.append(stored ? SQLiteWritePlan.Slot(column: columns.columns.first ?? "", attribute: composite, typeColumn: nil,
+                                                           composite: columns) : nil)
+                continue
+            }
             guard SQLiteSchema.isStoredInRow(property), table.columnIndex[schema.column(for: property)] != nil else {
                 slots.append(nil)
                 continue
@@ -122,6 +129,10 @@ extension SQLiteStore {
         }
         var names = ["Z_PK", "Z_ENT", "Z_OPT"]
         for slot in slots.compactMap({ $0 }) {
+            if let composite = slot.composite {
+                names += composite.columns
+                continue
+            }
             names.append(slot.column)
             if let typeColumn = slot.typeColumn { names.append(typeColumn) }
         }
@@ -132,6 +143,7 @@ extension SQLiteStore {
         var attributes = [AttributeDescription?](repeating: nil, count: slots.count)
         let insertColumns = slots.enumerated().compactMap { index, slot -> SQLiteWritePlan.InsertColumn? in
             guard let slot else { return nil }
+            if slot.composite != nil { return .composite(index) }
             guard let attribute = slot.attribute else { return .toOne(index, hasTypeColumn: slot.typeColumn != nil) }
             attributes[index] = attribute
             return attribute.attributeType == .integer64 ? .integer64(index) : .attribute(index)
@@ -148,7 +160,9 @@ extension SQLiteStore {
         result.reserveCapacity(indices.count)
         for index in indices {
             guard let slot = plan.slots[index] else { continue }
-            if let attribute = slot.attribute {
+            if let composite = slot.composite {
+                result += zip(composite.columns, try composite.sqlValues(snapshot.values[index])).map { ($0, $1) }
+            } else if let attribute = slot.attribute {
                 result.append((slot.column, try SQLiteValueMapping.sqlValue(snapshot.values[index], for: attribute)))
             } else {
                 let id = snapshot.values[index].objectID.map(resolve)
@@ -207,6 +221,13 @@ extension SQLiteStore {
                 }
             case .attribute(let index):
                 try db.bind(try plan.sqlValue(values[index], slot: index), at: position, to: statement)
+            case .composite(let index):
+                // One parameter per element column; `position` ends on the last of them.
+                let columns = try plan.slots[index]?.composite?.sqlValues(values[index]) ?? []
+                for (offset, value) in columns.enumerated() {
+                    try db.bind(value, at: position + Int32(offset), to: statement)
+                }
+                position += Int32(max(0, columns.count - 1))
             case .toOne(let index, let hasTypeColumn):
                 let related = values[index].objectID.map(resolve)
                 try db.bind(related?.primaryKey.map { .integer($0) } ?? .null, at: position, to: statement)
@@ -312,6 +333,8 @@ final class SQLiteWritePlan {
         let column: String
         let attribute: AttributeDescription?
         let typeColumn: String?
+        /// A composite attribute's element columns (`column` is then the first of them).
+        var composite: SQLiteCompositeColumns?
     }
     let slots: [Slot?]
     let insertSQL: String
@@ -325,6 +348,8 @@ final class SQLiteWritePlan {
         case integer64(Int)
         case attribute(Int)
         case toOne(Int, hasTypeColumn: Bool)
+        /// A composite attribute: one parameter per element column.
+        case composite(Int)
     }
     let insertColumns: [InsertColumn]
     /// The attributes of the attribute columns, by slot (`nil` for other slots).

@@ -56,6 +56,10 @@ enum SQLiteValueMapping {
         case .transformable, .undefined:
             let encoded = try ValueTransformerRegistry.shared.encode(value, for: attribute)
             return blob(encoded, for: attribute)
+        case .composite:
+            // A composite has no column of its own: its elements have one each
+            // (`SQLiteCompositeColumns`). A single value stands for none (a tombstone of one).
+            return .null
         }
     }
 
@@ -160,6 +164,8 @@ enum SQLiteValueMapping {
                 return try? transformer.decode(data)
             }
             return data
+        case .composite:
+            return nil
         }
         return nil
     }

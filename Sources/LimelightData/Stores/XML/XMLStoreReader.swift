@@ -72,7 +72,7 @@ struct XMLStoreReader {
             switch (child.name, property) {
             case ("attribute", let attribute as AttributeDescription):
                 do {
-                    cache[attribute.name] = try XMLStoreValues.value(child.text, for: attribute)
+                    cache[attribute.name] = try Self.value(of: child, for: attribute)
                 } catch {
                     throw failure(child, "\(objectName).\(attribute.name): \(error)")
                 }
@@ -104,6 +104,20 @@ struct XMLStoreReader {
             }
         }
         return cache
+    }
+
+    /// The value of an `<attribute>` element: its text, or a composite's element `<attribute>`s.
+    private static func value(of element: XMLTreeElement, for attribute: AttributeDescription) throws -> Any {
+        guard let composite = attribute as? CompositeAttributeDescription else { return try XMLStoreValues.value(element.text, for: attribute) }
+        var dictionary: [String: Any] = [:]
+        for child in element.children {
+            guard child.name == "attribute", let name = child[attribute: "name"],
+                  let member = composite.elements.first(where: { $0.name == name }) else {
+                throw XMLStoreError.unknownElement(name: child[attribute: "name"] ?? "<\(child.name)>", composite: composite.name)
+            }
+            dictionary[name] = try value(of: child, for: member)
+        }
+        return dictionary
     }
 
     /// The number of a `z<number>` id, Core Data's form.

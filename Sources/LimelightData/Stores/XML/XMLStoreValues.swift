@@ -24,6 +24,7 @@ enum XMLStoreValues {
         case .uuid: "uuid"
         case .uri: "uri"
         case .objectID: "objectid"
+        case .composite: "composite"
         }
     }
 
@@ -67,6 +68,9 @@ enum XMLStoreValues {
             return id.uriRepresentation().absoluteString
         case .transformable, .undefined:
             return try ValueTransformerRegistry.shared.encode(value, for: attribute).base64EncodedString()
+        case .composite:
+            // A composite is written as its elements (`XMLStoreWriter`), never as one text.
+            throw mismatch()
         }
     }
 
@@ -121,6 +125,8 @@ enum XMLStoreValues {
             } catch {
                 throw XMLStoreError.untransformable(transformer: attribute.valueTransformerName ?? "", reason: "\(error)")
             }
+        case .composite:
+            throw bad()
         }
     }
 
@@ -145,9 +151,11 @@ enum XMLStoreValues {
 enum XMLStoreError: Error, CustomStringConvertible {
     case badValue(text: String, type: String)
     case untransformable(transformer: String, reason: String)
+    case unknownElement(name: String, composite: String)
 
     var description: String {
         switch self {
+        case .unknownElement(let name, let composite): "the composite \(composite) has no element '\(name)'"
         case .badValue(let text, let type): "'\(text.prefix(60))' is not a value of type \(type)"
         case .untransformable(let transformer, let reason): "the value transformer '\(transformer)' cannot read the value: \(reason)"
         }

@@ -34,10 +34,7 @@ struct XMLStoreWriter {
         out += "    <object type=\"\(escaped(XMLStoreNames.entityName(entity)))\" id=\"\(escaped(store.fileID(of: node.objectID)))\">\n"
         for case let attribute as AttributeDescription in entity.properties where !attribute.isTransient {
             guard let value = cache[attribute.name], !(value is NSNull) else { continue }
-            let text = try XMLStoreValues.text(value, for: attribute)
-            out += "        <attribute name=\"\(escaped(XMLStoreNames.propertyName(attribute)))\" type=\"\(XMLStoreValues.label(attribute.attributeType))\">"
-            out += XMLEscaping.escaped(text, inAttribute: false)
-            out += "</attribute>\n"
+            try write(attribute, value: value, name: XMLStoreNames.propertyName(attribute), indent: "        ", into: &out)
         }
         for case let relationship as RelationshipDescription in entity.properties where !relationship.isTransient {
             let destinations = AtomicStore.destinations(cache[relationship.name], ordered: relationship.isOrdered)
@@ -50,6 +47,27 @@ struct XMLStoreWriter {
             out += "></relationship>\n"
         }
         out += "    </object>\n"
+    }
+
+    /// One `<attribute>`. A composite's holds an `<attribute>` per element with a value (nested
+    /// for a nested composite), named as the model names the element: Core Data keeps composites
+    /// in SQLite stores only, so this form is this framework's own.
+    private func write(_ attribute: AttributeDescription, value: Any, name: String, indent: String, into out: inout String) throws {
+        out += "\(indent)<attribute name=\"\(escaped(name))\" type=\"\(XMLStoreValues.label(attribute.attributeType))\">"
+        if let composite = attribute as? CompositeAttributeDescription {
+            guard let dictionary = CompositeValues.dictionary(value) else {
+                throw PersistenceError.invalidRequest("\(attribute.entity?.name ?? "?").\(attribute.name): the XML store cannot write \(type(of: value)) as a composite")
+            }
+            out += "\n"
+            for element in composite.elements {
+                guard let elementValue = dictionary[element.name] else { continue }
+                try write(element, value: elementValue, name: element.name, indent: indent + "    ", into: &out)
+            }
+            out += "\(indent)</attribute>\n"
+            return
+        }
+        out += XMLEscaping.escaped(try XMLStoreValues.text(value, for: attribute), inAttribute: false)
+        out += "</attribute>\n"
     }
 
     /// The metadata as the `<plist>` element Core Data puts inside `<metadata>`.
