@@ -144,13 +144,6 @@ final class IgnoringPolicy: MergePolicy, @unchecked Sendable {
     }
 
     @Test func aPolicyMadeByTypeSettlesConstraintsAsTheSharedOne() throws {
-        let shared: [(MergePolicyType, MergePolicy)] = [
-            (.errorMergePolicyType, .error),
-            (.mergeByPropertyStoreTrumpMergePolicyType, .mergeByPropertyStoreTrump),
-            (.mergeByPropertyObjectTrumpMergePolicyType, .mergeByPropertyObjectTrump),
-            (.overwriteMergePolicyType, .overwrite),
-            (.rollbackMergePolicyType, .rollback),
-        ]
         func outcome(_ policy: MergePolicy) throws -> [String] {
             let folder = try TemporaryFolder()
             let context = try Self.store(folder, policy: policy)
@@ -162,7 +155,7 @@ final class IgnoringPolicy: MergePolicy, @unchecked Sendable {
             }
             return try Self.saved(folder.file("tags.sqlite"))
         }
-        for (type, instance) in shared {
+        for (type, instance) in MergePolicy.sharedByType {
             if type == .errorMergePolicyType {
                 #expect(throws: PersistenceError.self) { try outcome(MergePolicy(merge: type)) }
                 continue

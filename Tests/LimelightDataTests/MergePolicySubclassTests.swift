@@ -183,15 +183,8 @@ final class RefusingPolicy: MergePolicy, @unchecked Sendable {
     }
 
     @Test func aPolicyMadeByTypeSettlesAsTheSharedOne() throws {
-        let shared: [(MergePolicyType, MergePolicy)] = [
-            (.errorMergePolicyType, .error),
-            (.mergeByPropertyStoreTrumpMergePolicyType, .mergeByPropertyStoreTrump),
-            (.mergeByPropertyObjectTrumpMergePolicyType, .mergeByPropertyObjectTrump),
-            (.overwriteMergePolicyType, .overwrite),
-            (.rollbackMergePolicyType, .rollback),
-        ]
         let races = MergePolicyTests()
-        for (type, instance) in shared {
+        for (type, instance) in MergePolicy.sharedByType {
             let made = MergePolicy(merge: type)
             #expect(instance.mergeType == type && made.mergeType == type && made !== instance)
             for both in [false, true] {
