@@ -15,8 +15,10 @@ extension MappingModel {
         var feeders: [String: Set<String>] = [:]
         for entity in destination.entities.sorted(by: { $0.name < $1.name }) {
             guard let from = entityMap[ObjectIdentifier(entity)] else {
-                mappings.append(EntityMapping(kind: .add, sourceEntityName: nil, destinationEntityName: entity.name,
-                                              propertyMappings: MappingInference.addedProperties(of: entity)))
+                var added = EntityMapping(kind: .add, sourceEntityName: nil, destinationEntityName: entity.name,
+                                          propertyMappings: MappingInference.addedProperties(of: entity))
+                added.destinationEntityVersionHash = entity.versionHash
+                mappings.append(added)
                 continue
             }
             feeders["Z" + entity.rootEntity.name.uppercased(), default: []].insert("Z" + from.rootEntity.name.uppercased())
@@ -29,13 +31,18 @@ extension MappingModel {
                 properties.append(PropertyMapping(kind: .remove, sourceName: property.name, destinationName: nil,
                                                   detail: MappingInference.typeText(property)))
             }
-            mappings.append(EntityMapping(kind: from.name == entity.name ? .copy : .rename, sourceEntityName: from.name,
-                                          destinationEntityName: entity.name, propertyMappings: properties,
-                                          otherChanges: MappingInference.entityChanges(entity, from: from, entityMap: entityMap)))
+            var mapping = EntityMapping(kind: from.name == entity.name ? .copy : .rename, sourceEntityName: from.name,
+                                        destinationEntityName: entity.name, propertyMappings: properties,
+                                        otherChanges: MappingInference.entityChanges(entity, from: from, entityMap: entityMap))
+            mapping.sourceEntityVersionHash = from.versionHash
+            mapping.destinationEntityVersionHash = entity.versionHash
+            mappings.append(mapping)
         }
         let mapped = Set(entityMap.values.map(ObjectIdentifier.init))
         for entity in source.entities.sorted(by: { $0.name < $1.name }) where !mapped.contains(ObjectIdentifier(entity)) {
-            mappings.append(EntityMapping(kind: .remove, sourceEntityName: entity.name, destinationEntityName: nil))
+            var removed = EntityMapping(kind: .remove, sourceEntityName: entity.name, destinationEntityName: nil)
+            removed.sourceEntityVersionHash = entity.versionHash
+            mappings.append(removed)
         }
         for (table, sources) in feeders.sorted(by: { $0.key < $1.key }) where sources.count > 1 {
             problems.append("table \(table) would take the objects of several tables (\(sources.sorted().joined(separator: ", "))): their primary keys may collide")
@@ -90,7 +97,21 @@ enum MappingInference {
 
     /// A new entity has no objects yet, so even required properties without defaults are fine.
     static func addedProperties(of entity: EntityDescription) -> [PropertyMapping] {
-        entity.ownProperties.filter(isStored).map { PropertyMapping(kind: .add, sourceName: nil, destinationName: $0.name, detail: typeText($0)) }
+        entity.ownProperties.filter(isStored).map {
+            var mapping = PropertyMapping(kind: .add, sourceName: nil, destinationName: $0.name, detail: typeText($0))
+            mapping.isRelationship = $0 is RelationshipDescription
+            return mapping
+        }
+    }
+
+    /// The value expression Core Data's inference gives a property read from the source: the
+    /// source's value of an attribute; for a relationship, the destination objects made from the
+    /// source's related objects (`destinationInstancesForSourceRelationshipNamed:sourceInstances:`).
+    static func valueExpression(from old: PropertyDescription) -> QueryExpression {
+        let read = QueryExpression.keyPathOf(.variable("source"), old.name)
+        guard old is RelationshipDescription else { return read }
+        return .function("FUNCTION", [.variable("manager"), .value("destinationInstancesForSourceRelationshipNamed:sourceInstances:"),
+                                      .value(old.name), read])
     }
 
     /// Whether stored values of type `from` convert to `to` without loss.
@@ -116,7 +137,9 @@ enum MappingInference {
             if let relationship = property as? RelationshipDescription, !relationship.isOptional || relationship.minCount > 0 {
                 problems.append("\(location): new required relationship")
             }
-            return PropertyMapping(kind: .add, sourceName: nil, destinationName: property.name, detail: typeText(property))
+            var added = PropertyMapping(kind: .add, sourceName: nil, destinationName: property.name, detail: typeText(property))
+            added.isRelationship = property is RelationshipDescription
+            return added
         }
         let renamed = old.name != property.name
         var kind: PropertyMapping.Kind = renamed ? .rename : .copy
@@ -162,7 +185,10 @@ enum MappingInference {
             problems.append("\(location): changes between attribute and relationship")
         }
         if renamed { detail = "was \(old.name)" + (detail.isEmpty ? "" : ", " + detail) }
-        return PropertyMapping(kind: kind, sourceName: old.name, destinationName: property.name, detail: detail)
+        var mapping = PropertyMapping(kind: kind, sourceName: old.name, destinationName: property.name, detail: detail)
+        mapping.isRelationship = property is RelationshipDescription
+        mapping.valueExpression = valueExpression(from: old)
+        return mapping
     }
 
     /// Where a relationship's links live in the store.
