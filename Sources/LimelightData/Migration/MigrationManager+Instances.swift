@@ -50,9 +50,19 @@ extension MigrationManager {
 
     func cachedAttributeMappings(of mapping: EntityMapping) -> [PropertyMapping] {
         if let cached = mappingCache[mapping.name] { return cached.attributes }
-        let entry = (attributes: mapping.attributeMappings, relationships: mapping.relationshipMappings)
-        mappingCache[mapping.name] = entry
-        return entry.attributes
+        var attributes = mapping.attributeMappings, relationships = mapping.relationshipMappings
+        // Inference maps each entity's own properties; inherited ones are in its parent's mapping.
+        var parent = mapping.kind == .custom ? nil : destinationEntity(for: mapping)?.superentity
+        while let entity = parent {
+            if let inherited = mappingModel.mapping(forDestination: entity.name) {
+                let names = Set((attributes + relationships).compactMap(\.name))
+                attributes += inherited.attributeMappings.filter { !names.contains($0.name ?? "") }
+                relationships += inherited.relationshipMappings.filter { !names.contains($0.name ?? "") }
+            }
+            parent = entity.superentity
+        }
+        mappingCache[mapping.name] = (attributes, relationships)
+        return attributes
     }
 
     func cachedRelationshipMappings(of mapping: EntityMapping) -> [PropertyMapping] {

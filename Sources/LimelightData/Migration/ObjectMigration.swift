@@ -45,7 +45,14 @@ extension MigrationManager {
         mappingModel = mapping
         let folder = dURL.deletingLastPathComponent()
         let temporary = folder.appendingPathComponent(".\(dURL.deletingPathExtension().lastPathComponent).migrating-\(UUID().uuidString).\(dURL.pathExtension)")
-        defer { finishObjectMigration() }
+        // Opening a store read-only leaves SQLite's empty log files behind: the source is to
+        // look exactly as it did.
+        let sideFiles = ["-wal", "-shm"].map { sourceURL.path + $0 }.filter { !FileManager.default.fileExists(atPath: $0) }
+        defer {
+            finishObjectMigration()
+            let log = (try? FileManager.default.attributesOfItem(atPath: sourceURL.path + "-wal"))?[.size] as? NSNumber
+            if sideFiles.count == 2, log?.intValue ?? 0 == 0 { for file in sideFiles { try? FileManager.default.removeItem(atPath: file) } }
+        }
         do {
             try runStages(mapping, from: sourceURL, type: sourceType, options: sourceOptions ?? [:], into: temporary, options: destinationOptions ?? [:])
             try progress?("move the new store into place")
