@@ -55,6 +55,29 @@ import Testing
         #expect(manager.mappingModel.entityMappingsByName["PersonToPerson"]?.entityMigrationPolicyClassName?.hasSuffix("AddressPolicy") == true)
     }
 
+    /// The usual way to write one: infer, then replace the mapping inference cannot make.
+    @Test func anInferredMappingWithOneEntityMappingReplaced() throws {
+        let folder = try TemporaryFolder()
+        let source = folder.file("book.sqlite"), destination = folder.file("book-v2.sqlite")
+        try SplitVersions.makeStore(at: source)
+        var mapping = try MappingModel(inferringFrom: SplitVersions.version1(), to: SplitVersions.version2())
+        mapping.entityMappings.removeAll { $0.destinationEntityName == "Person" }
+        mapping.entityMappings.append(EntityMapping(
+            name: "PersonToPerson", mappingType: .custom, sourceEntityName: "Person", destinationEntityName: "Person",
+            attributeMappings: [PropertyMapping(name: "name", valueExpression: try QueryExpression(format: "$source.name"))],
+            relationshipMappings: [PropertyMapping(name: "notes", valueExpression: try QueryExpression(format:
+                "FUNCTION($manager, 'destinationInstancesForSourceRelationshipNamed:sourceInstances:', 'notes', $source.notes)"))],
+            entityMigrationPolicy: AddressPolicy.self))
+        let manager = try MigrationManager(sourceModel: SplitVersions.version1(), destinationModel: SplitVersions.version2())
+        try manager.migrateStore(from: source, with: mapping, toDestinationURL: destination)
+        // Inferred: prices were renamed without a renaming identifier, so they start empty; the
+        // notes' shout is new.
+        #expect(try summary(destination) == [
+            "Ann at 1 Main Street wrote [\"again\", \"hello\"]", "Bob at - wrote [\"hi\"]",
+            "again - by Ann", "hello - by Ann", "hi - by Bob", "tea -", "water -", "addresses: 1",
+        ])
+    }
+
     @Test func aPolicyThatThrowsMidwayLeavesTheSourceAndNoDestination() throws {
         let folder = try TemporaryFolder()
         let source = folder.file("book.sqlite"), destination = folder.file("book-v2.sqlite")
