@@ -15,7 +15,11 @@ import Testing
                                          "IEM_Transform_Book", "IEM_Transform_Comic", "IEM_Transform_Writer"])
         let writer = try #require(byName["IEM_Transform_Writer"])
         #expect(writer.mappingType == .transform && writer.kind == .rename && writer.sourceEntityName == "Author")
-        #expect(writer.sourceEntityVersionHash == LibraryVersions.version1().entity(named: "Author")?.versionHash)
+        var recorded = inferred
+        recorded.recordEntityVersionHashes(sourceModel: LibraryVersions.version1(), destinationModel: LibraryVersions.version2())
+        #expect(recorded.entityMappingsByName["IEM_Transform_Writer"]?.sourceEntityVersionHash == LibraryVersions.version1().entity(named: "Author")?.versionHash)
+        #expect(recorded.fits(sourceModel: LibraryVersions.version1(), destinationModel: LibraryVersions.version2()))
+        #expect(!recorded.fits(sourceModel: LibraryVersions.version2(), destinationModel: LibraryVersions.version2()))
         #expect(writer.attributeMappings.map(\.name) == ["fullName", "rating", "country", "website"])
         #expect(writer.mapping(forDestination: "fullName")?.valueExpression?.description == "$source.name")
         #expect(writer.mapping(forDestination: "country")?.valueExpression == nil)

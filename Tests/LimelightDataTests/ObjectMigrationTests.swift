@@ -108,7 +108,8 @@ import Testing
         let manager = try MigrationManager(sourceModel: SplitVersions.version1(), destinationModel: SplitVersions.version2())
         var stage: String?
         do {
-            try manager.migrateStore(from: source, with: try SplitVersions.mapping(personPolicy: CancellingPolicy.self), toDestinationURL: destination)
+            try manager.migrateStore(from: source, type: .sqlite, mapping: try SplitVersions.mapping(personPolicy: CancellingPolicy.self),
+                                 to: destination, type: .sqlite)
         } catch MigrationError.mappingFailed(_, _, let failedStage, let error) {
             stage = failedStage
             #expect(error as? FailingAddressPolicy.Refused == FailingAddressPolicy.Refused(name: "cancelled"))

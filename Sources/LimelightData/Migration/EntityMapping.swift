@@ -17,10 +17,11 @@ public enum EntityMappingType: Int, Sendable, Equatable {
 
 /// What happens to the objects of one entity, Core Data's `NSEntityMapping`.
 ///
-/// An inferred mapping (`MappingModel(inferringFrom:to:)`) fills every field: `mappingType` and
-/// `name` as Core Data's inference does (`IEM_Copy_Note`, `IEM_Transform_Note`), the property
-/// mappings' value expressions, the entities' version hashes, and `kind`, the detail lightweight
-/// migration and `limelight migrate` read (a rename is a `transform` whose source entity has
+/// An inferred mapping (`MappingModel(inferringFrom:to:)`) fills `mappingType` and `name` as Core
+/// Data's inference does (`IEM_Copy_Note`, `IEM_Transform_Note`), the property mappings' value
+/// expressions, and `kind`, the detail lightweight migration and `limelight migrate` read (the
+/// entities' version hashes are left out: computing them would slow every lightweight migration;
+/// `recordEntityVersionHashes` records them) (a rename is a `transform` whose source entity has
 /// another name). A mapping made in code with `init(name:mappingType:…)` is run object by object by
 /// `MigrationManager.migrateStore(from:sourceType:options:with:toDestinationURL:…)`; its `kind`
 /// is `.custom` unless the type is add or remove.
@@ -144,6 +145,8 @@ public struct EntityMapping: Sendable, Equatable {
     /// Records the version hashes of the mapped entities in `sourceModel` and `destinationModel`,
     /// so the mapping fits those versions only.
     public mutating func recordEntityVersionHashes(sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel) {
+        try? MigrationManager.resolveIfEditable(sourceModel)
+        try? MigrationManager.resolveIfEditable(destinationModel)
         sourceEntityVersionHash = sourceEntityName.flatMap { sourceModel.entity(named: $0) }?.versionHash
         destinationEntityVersionHash = destinationEntityName.flatMap { destinationModel.entity(named: $0) }?.versionHash
     }

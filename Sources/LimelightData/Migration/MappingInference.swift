@@ -15,10 +15,8 @@ extension MappingModel {
         var feeders: [String: Set<String>] = [:]
         for entity in destination.entities.sorted(by: { $0.name < $1.name }) {
             guard let from = entityMap[ObjectIdentifier(entity)] else {
-                var added = EntityMapping(kind: .add, sourceEntityName: nil, destinationEntityName: entity.name,
-                                          propertyMappings: MappingInference.addedProperties(of: entity))
-                added.destinationEntityVersionHash = entity.versionHash
-                mappings.append(added)
+                mappings.append(EntityMapping(kind: .add, sourceEntityName: nil, destinationEntityName: entity.name,
+                                              propertyMappings: MappingInference.addedProperties(of: entity)))
                 continue
             }
             feeders["Z" + entity.rootEntity.name.uppercased(), default: []].insert("Z" + from.rootEntity.name.uppercased())
@@ -31,18 +29,13 @@ extension MappingModel {
                 properties.append(PropertyMapping(kind: .remove, sourceName: property.name, destinationName: nil,
                                                   detail: MappingInference.typeText(property)))
             }
-            var mapping = EntityMapping(kind: from.name == entity.name ? .copy : .rename, sourceEntityName: from.name,
-                                        destinationEntityName: entity.name, propertyMappings: properties,
-                                        otherChanges: MappingInference.entityChanges(entity, from: from, entityMap: entityMap))
-            mapping.sourceEntityVersionHash = from.versionHash
-            mapping.destinationEntityVersionHash = entity.versionHash
-            mappings.append(mapping)
+            mappings.append(EntityMapping(kind: from.name == entity.name ? .copy : .rename, sourceEntityName: from.name,
+                                          destinationEntityName: entity.name, propertyMappings: properties,
+                                          otherChanges: MappingInference.entityChanges(entity, from: from, entityMap: entityMap)))
         }
         let mapped = Set(entityMap.values.map(ObjectIdentifier.init))
         for entity in source.entities.sorted(by: { $0.name < $1.name }) where !mapped.contains(ObjectIdentifier(entity)) {
-            var removed = EntityMapping(kind: .remove, sourceEntityName: entity.name, destinationEntityName: nil)
-            removed.sourceEntityVersionHash = entity.versionHash
-            mappings.append(removed)
+            mappings.append(EntityMapping(kind: .remove, sourceEntityName: entity.name, destinationEntityName: nil))
         }
         for (table, sources) in feeders.sorted(by: { $0.key < $1.key }) where sources.count > 1 {
             problems.append("table \(table) would take the objects of several tables (\(sources.sorted().joined(separator: ", "))): their primary keys may collide")

@@ -15,8 +15,8 @@ extension MappingModel {
     /// rather than compiled `.cdm` files in bundles; `nil` when none fits.
     ///
     /// A mapping model fits when every entity it names is in the model on its side and, where an
-    /// entity mapping records version hashes (inferred ones do; `recordEntityVersionHashes`
-    /// records them), the entities have those hashes: without hashes, a mapping written for one
+    /// entity mapping records version hashes (`recordEntityVersionHashes` records them), the
+    /// entities have those hashes: without hashes, a mapping written for one
     /// step between versions whose entities share names fits the other steps too.
     public init?(from mappingModels: [MappingModel], forSourceModel source: ManagedObjectModel?,
                  destinationModel destination: ManagedObjectModel?) {

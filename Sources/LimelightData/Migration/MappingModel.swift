@@ -58,6 +58,9 @@ public struct MappingModel: Sendable, Equatable, CustomStringConvertible {
     /// Records every entity mapping's version hashes from the two models, so that the mapping
     /// fits those versions only (see `init?(from:forSourceModel:destinationModel:)`).
     public mutating func recordEntityVersionHashes(sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel) {
+        // Hashes cover inherited properties: a model still editable is resolved first.
+        try? MigrationManager.resolveIfEditable(sourceModel)
+        try? MigrationManager.resolveIfEditable(destinationModel)
         for index in entityMappings.indices {
             entityMappings[index].recordEntityVersionHashes(sourceModel: sourceModel, destinationModel: destinationModel)
         }

@@ -65,6 +65,15 @@ extension MigrationManager {
         }
     }
 
+    /// The same migration under the newer name Core Data gives it,
+    /// `migrateStore(from:type:options:mapping:to:type:options:)`.
+    public func migrateStore(from sourceURL: URL, type sourceType: StoreType, options sourceOptions: [String: any Sendable]? = nil,
+                             mapping: MappingModel, to destinationURL: URL, type destinationType: StoreType,
+                             options destinationOptions: [String: any Sendable]? = nil) throws {
+        try migrateStore(from: sourceURL, sourceType: sourceType, options: sourceOptions, with: mapping,
+                         toDestinationURL: destinationURL, destinationType: destinationType, destinationOptions: destinationOptions)
+    }
+
     /// Migrates the SQLite store at `url` with `mapping` into a new file beside it, then puts that
     /// file in its place (atomically, as a lightweight migration does); on any failure the store
     /// is as it was. What `addPersistentStore` does given `StoreOption.mappingModels`.
