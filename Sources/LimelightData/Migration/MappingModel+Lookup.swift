@@ -11,8 +11,10 @@ extension StoreOption {
 
 extension MappingModel {
     /// The first of `mappingModels` that fits the two model versions, Core Data's
-    /// `NSMappingModel(from:forSourceModel:destinationModel:)` over mapping models written in code
-    /// rather than compiled `.cdm` files in bundles; `nil` when none fits.
+    /// `NSMappingModel(from:forSourceModel:destinationModel:)` over mapping models at hand (written
+    /// in code, or read with `MappingModel(contentsOf:policies:)`) rather than the `.cdm` files of
+    /// bundles (`init?(from:forSourceModel:destinationModel:policies:)` reads those); `nil` when
+    /// none fits.
     ///
     /// A mapping model fits when every entity it names is in the model on its side and, where an
     /// entity mapping records version hashes (`recordEntityVersionHashes` records them), the
