@@ -175,6 +175,9 @@ import Testing
         let folder = try TemporaryFolder()
         let url = folder.file("book.sqlite")
         try SplitVersions.makeStore(at: url)
+        var recorded = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
+        recorded["seeded"] = true
+        try PersistentStoreCoordinator.setMetadata(recorded, forPersistentStoreOfType: .sqlite, at: url)
         var mapping = try SplitVersions.mapping()
         // Another mapping that names the same entities but other versions is passed over.
         var stale = mapping
@@ -187,6 +190,10 @@ import Testing
             StoreOption.mappingModels: [stale, mapping],
         ])
         #expect(try summary(url).first == "Ann at 1 Main Street wrote [\"again\", \"hello\"]")
+        // The store keeps its identity and what the application recorded; the hashes are new.
+        let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
+        #expect(metadata["NSStoreUUID"] as? String == recorded["NSStoreUUID"] as? String && metadata["seeded"] as? Bool == true)
+        #expect(try !MigrationManager.storeNeedsMigration(at: url, for: SplitVersions.version2()))
         #expect(try files(folder).allSatisfy { !$0.contains("mapped-") && !$0.contains("migrating-") })
     }
 }

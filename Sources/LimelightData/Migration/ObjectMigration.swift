@@ -76,18 +76,34 @@ extension MigrationManager {
 
     /// Migrates the SQLite store at `url` with `mapping` into a new file beside it, then puts that
     /// file in its place (atomically, as a lightweight migration does); on any failure the store
-    /// is as it was. What `addPersistentStore` does given `StoreOption.mappingModels`.
+    /// is as it was. The store keeps its UUID (its marker files stay where they are, rebuilt for
+    /// the new objects) and what the application recorded in its metadata. What
+    /// `addPersistentStore` does given `StoreOption.mappingModels`.
     func migrateObjectByObject(storeAt url: URL, with mapping: MappingModel, options: [String: any Sendable]) throws {
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent).mapped-\(UUID().uuidString).\(url.pathExtension)")
         do {
+            let metadata = try SQLiteStore.readMetadata(at: url)
             try migrateStore(from: url, options: options, with: mapping, toDestinationURL: temporary, destinationOptions: options)
+            try Self.carryOver(metadata, to: temporary)
             try progress?("replace the store")
             try SQLiteMigrator.replace(storeAt: url, with: temporary)
         } catch {
             Self.removeStoreFiles(at: temporary)
             throw error
         }
+    }
+
+    /// Gives the store at `url` the old store's UUID and the metadata keys only the old one has
+    /// (the application's); the new store's own keys (model hashes and the like) stay.
+    private static func carryOver(_ old: [String: Any], to url: URL) throws {
+        guard let uuid = old["NSStoreUUID"] as? String else { return }
+        var metadata = old.merging(try SQLiteStore.readMetadata(at: url)) { _, new in new }
+        metadata["NSStoreUUID"] = nil
+        let db = try SQLiteConnection(path: url.path, readOnly: false)
+        defer { db.close() }
+        try db.run("UPDATE Z_METADATA SET Z_UUID = ?, Z_PLIST = ? WHERE Z_VERSION = 1",
+                   [.text(uuid), .blob(try PropertyListWriter.data(metadata, format: .binary))])
     }
 
     /// The three stages, with both stores open; the stores are closed again before it returns.
