@@ -132,7 +132,7 @@ public final class MigrationManager {
         if source === destination || (!writtenHere && manager.mappingModel.isIdentity) { return false }
         if let mapping = MappingModel(from: options[StoreOption.mappingModels] as? [MappingModel] ?? [],
                                       forSourceModel: source, destinationModel: destination) {
-            try manager.migrateObjectByObject(storeAt: url, with: mapping, options: options)
+            try manager.migrateStore(at: url, with: mapping, options: options)
             return true
         }
         guard options[StoreOption.inferMappingModelAutomatically] as? Bool == true else {

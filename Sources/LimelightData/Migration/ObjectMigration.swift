@@ -78,8 +78,9 @@ extension MigrationManager {
     /// file in its place (atomically, as a lightweight migration does); on any failure the store
     /// is as it was. The store keeps its UUID (its marker files stay where they are, rebuilt for
     /// the new objects) and what the application recorded in its metadata. What
-    /// `addPersistentStore` does given `StoreOption.mappingModels`.
-    func migrateObjectByObject(storeAt url: URL, with mapping: MappingModel, options: [String: any Sendable]) throws {
+    /// `addPersistentStore` does given `StoreOption.mappingModels`; the store must not be added to
+    /// a coordinator meanwhile. `nil` mapping: the inferred one, run object by object.
+    public func migrateStore(at url: URL, with mapping: MappingModel?, options: [String: any Sendable] = [:]) throws {
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent).mapped-\(UUID().uuidString).\(url.pathExtension)")
         do {
