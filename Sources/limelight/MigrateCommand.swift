@@ -37,7 +37,9 @@ extension Limelight {
             let manager = try MigrationManager(sourceModel: source.model, destinationModel: destination)
             print(manager.mappingModel.description)
             if !manager.mappingModel.unmappableChanges.isEmpty {
-                throw CommandError("\(store): cannot migrate: \(manager.mappingModel.unmappableChanges.count) change(s) cannot be inferred (listed above); the store is unchanged")
+                throw CommandError("\(store): cannot migrate: \(manager.mappingModel.unmappableChanges.count) change(s) cannot be inferred (listed above); "
+                    + "the store is unchanged. Such changes need a mapping model written in code (MappingModel, EntityMigrationPolicy) "
+                    + "run by MigrationManager.migrateStore(from:…) or given in StoreOption.mappingModels")
             }
             if dryRun {
                 print("dry run: the store was not changed")

@@ -90,7 +90,21 @@ enum MappingInference {
 
     /// A new entity has no objects yet, so even required properties without defaults are fine.
     static func addedProperties(of entity: EntityDescription) -> [PropertyMapping] {
-        entity.ownProperties.filter(isStored).map { PropertyMapping(kind: .add, sourceName: nil, destinationName: $0.name, detail: typeText($0)) }
+        entity.ownProperties.filter(isStored).map {
+            var mapping = PropertyMapping(kind: .add, sourceName: nil, destinationName: $0.name, detail: typeText($0))
+            mapping.isRelationship = $0 is RelationshipDescription
+            return mapping
+        }
+    }
+
+    /// The value expression Core Data's inference gives a property read from the source: the
+    /// source's value of an attribute; for a relationship, the destination objects made from the
+    /// source's related objects (`destinationInstancesForSourceRelationshipNamed:sourceInstances:`).
+    static func valueExpression(from old: PropertyDescription) -> QueryExpression {
+        let read = QueryExpression.keyPathOf(.variable("source"), old.name)
+        guard old is RelationshipDescription else { return read }
+        return .function("FUNCTION", [.variable("manager"), .value("destinationInstancesForSourceRelationshipNamed:sourceInstances:"),
+                                      .value(old.name), read])
     }
 
     /// Whether stored values of type `from` convert to `to` without loss.
@@ -116,7 +130,9 @@ enum MappingInference {
             if let relationship = property as? RelationshipDescription, !relationship.isOptional || relationship.minCount > 0 {
                 problems.append("\(location): new required relationship")
             }
-            return PropertyMapping(kind: .add, sourceName: nil, destinationName: property.name, detail: typeText(property))
+            var added = PropertyMapping(kind: .add, sourceName: nil, destinationName: property.name, detail: typeText(property))
+            added.isRelationship = property is RelationshipDescription
+            return added
         }
         let renamed = old.name != property.name
         var kind: PropertyMapping.Kind = renamed ? .rename : .copy
@@ -170,7 +186,10 @@ enum MappingInference {
             problems.append("\(location): changes between attribute and relationship")
         }
         if renamed { detail = "was \(old.name)" + (detail.isEmpty ? "" : ", " + detail) }
-        return PropertyMapping(kind: kind, sourceName: old.name, destinationName: property.name, detail: detail)
+        var mapping = PropertyMapping(kind: kind, sourceName: old.name, destinationName: property.name, detail: detail)
+        mapping.isRelationship = property is RelationshipDescription
+        mapping.valueExpression = valueExpression(from: old)
+        return mapping
     }
 
     /// Where a relationship's links live in the store.

@@ -1,11 +1,15 @@
 import Foundation
 
-/// How the objects of a store made with one model version become objects of another: one entry
-/// per entity of either model, inferred by `MappingModel(inferringFrom:to:)`.
+/// How the objects of a store made with one model version become objects of another, Core Data's
+/// `NSMappingModel`: one entity mapping per entity of either model when inferred by
+/// `MappingModel(inferringFrom:to:)`, or whatever entity mappings the application writes for an
+/// object-level ("heavyweight") migration.
 ///
 /// A mapping is plain data so that it can be shown before anything is written (`limelight migrate
-/// --dry-run` prints `description`) and checked in tests.
-public struct MappingModel: Sendable, CustomStringConvertible {
+/// --dry-run` prints `description`), compared and checked in tests. A lightweight migration reads
+/// the inferred detail (`kind`, `otherChanges`) and migrates in SQL; `MigrationManager.migrateStore(
+/// from:sourceType:options:with:toDestinationURL:…)` runs any mapping object by object.
+public struct MappingModel: Sendable, Equatable, CustomStringConvertible {
     /// Every entity of the destination model, and every removed entity of the source model.
     public var entityMappings: [EntityMapping]
     /// Changes a lightweight migration cannot carry out, each naming the entity and property.
@@ -22,9 +26,44 @@ public struct MappingModel: Sendable, CustomStringConvertible {
         entityMappings.allSatisfy { $0.kind == .copy && $0.propertyMappings.allSatisfy { $0.kind == .copy } && $0.otherChanges.isEmpty }
     }
 
+    /// A mapping model of the given entity mappings, as one is made in code.
+    public init(entityMappings: [EntityMapping]) {
+        self.init(entityMappings: entityMappings, unmappableChanges: [])
+    }
+
+    /// The mapping Core Data's lightweight migration would use between two model versions,
+    /// Core Data's `inferredMappingModel(forSourceModel:destinationModel:)`. Throws
+    /// `MigrationError.unmappable` listing every change that cannot be inferred (use
+    /// `MappingModel(inferringFrom:to:)` to get the mapping with the list, as a starting point
+    /// for one written by hand).
+    public static func inferredMappingModel(forSourceModel source: ManagedObjectModel,
+                                            destinationModel destination: ManagedObjectModel) throws -> MappingModel {
+        let mapping = try MappingModel(inferringFrom: source, to: destination)
+        guard mapping.unmappableChanges.isEmpty else {
+            throw MigrationError.unmappable(path: "the model versions", changes: mapping.unmappableChanges)
+        }
+        return mapping
+    }
+
+    /// The entity mappings by name, Core Data's `entityMappingsByName`.
+    public var entityMappingsByName: [String: EntityMapping] {
+        Dictionary(entityMappings.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// The mapping of the destination entity with this name.
     public func mapping(forDestination name: String) -> EntityMapping? {
         entityMappings.first { $0.destinationEntityName == name }
+    }
+
+    /// Records every entity mapping's version hashes from the two models, so that the mapping
+    /// fits those versions only (see `init?(from:forSourceModel:destinationModel:)`).
+    public mutating func recordEntityVersionHashes(sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel) {
+        // Hashes cover inherited properties: a model still editable is resolved first.
+        try? MigrationManager.resolveIfEditable(sourceModel)
+        try? MigrationManager.resolveIfEditable(destinationModel)
+        for index in entityMappings.indices {
+            entityMappings[index].recordEntityVersionHashes(sourceModel: sourceModel, destinationModel: destinationModel)
+        }
     }
 
     public var description: String {
@@ -43,102 +82,5 @@ public struct MappingModel: Sendable, CustomStringConvertible {
             lines += unmappableChanges.map { "    ! " + $0 }
         }
         return lines.joined(separator: "\n")
-    }
-}
-
-/// What happens to the objects of one entity.
-public struct EntityMapping: Sendable {
-    public enum Kind: Sendable, Equatable {
-        /// The entity exists in both versions under the same name.
-        case copy
-        /// Renamed through the destination's renaming identifier (`elementID`).
-        case rename
-        /// New in the destination: no objects to carry over.
-        case add
-        /// Gone from the destination: its objects are dropped.
-        case remove
-    }
-
-    public var kind: Kind
-    /// The entity in the model the store was made with; `nil` for an added entity.
-    public var sourceEntityName: String?
-    /// The entity in the model the store moves to; `nil` for a removed entity.
-    public var destinationEntityName: String?
-    /// One entry per stored property of the destination entity, and per removed stored property.
-    public var propertyMappings: [PropertyMapping]
-    /// Entity-level changes that need no data conversion but change the store: a new parent, a
-    /// new uniqueness constraint or fetch index.
-    public var otherChanges: [String]
-
-    public init(kind: Kind, sourceEntityName: String?, destinationEntityName: String?,
-                propertyMappings: [PropertyMapping] = [], otherChanges: [String] = []) {
-        self.kind = kind
-        self.sourceEntityName = sourceEntityName
-        self.destinationEntityName = destinationEntityName
-        self.propertyMappings = propertyMappings
-        self.otherChanges = otherChanges
-    }
-
-    /// The mapping of the destination property with this name.
-    public func mapping(forDestination name: String) -> PropertyMapping? {
-        propertyMappings.first { $0.destinationName == name }
-    }
-
-    var summary: String {
-        switch kind {
-        case .copy: return "\(destinationEntityName ?? "?")"
-        case .rename: return "\(sourceEntityName ?? "?") -> \(destinationEntityName ?? "?") (renamed)"
-        case .add: return "+ \(destinationEntityName ?? "?") (added)"
-        case .remove: return "- \(sourceEntityName ?? "?") (removed, its objects are dropped)"
-        }
-    }
-}
-
-/// Where the value of one destination property comes from.
-public struct PropertyMapping: Sendable {
-    public enum Kind: Sendable, Equatable {
-        /// Same name, same type: the value is copied.
-        case copy
-        /// Renamed through the destination's renaming identifier; the value is copied.
-        case rename
-        /// New: every object gets the default value (or none).
-        case add
-        /// Gone: the value is dropped.
-        case remove
-        /// Same property, another attribute type the value converts to without loss (wider
-        /// integers, integers to floating point).
-        case retype
-        /// Was optional, is required now: missing values get the default value.
-        case required
-        /// A relationship that was to-one and is to-many now (or changes how it is stored).
-        case cardinality
-    }
-
-    public var kind: Kind
-    /// The property the values come from; `nil` for an added property.
-    public var sourceName: String?
-    /// The property the values go to; `nil` for a removed property.
-    public var destinationName: String?
-    /// Human-readable detail: types, defaults, destinations.
-    public var detail: String
-
-    public init(kind: Kind, sourceName: String?, destinationName: String?, detail: String = "") {
-        self.kind = kind
-        self.sourceName = sourceName
-        self.destinationName = destinationName
-        self.detail = detail
-    }
-
-    var summary: String {
-        let suffix = detail.isEmpty ? "" : " (\(detail))"
-        switch kind {
-        case .copy: return "= \(destinationName ?? "?")"
-        case .rename: return "~ \(sourceName ?? "?") -> \(destinationName ?? "?") renamed\(suffix)"
-        case .add: return "+ \(destinationName ?? "?") added\(suffix)"
-        case .remove: return "- \(sourceName ?? "?") removed\(suffix)"
-        case .retype: return "~ \(destinationName ?? "?") retyped\(suffix)"
-        case .required: return "~ \(destinationName ?? "?") now required\(suffix)"
-        case .cardinality: return "~ \(destinationName ?? "?") changes cardinality\(suffix)"
-        }
     }
 }

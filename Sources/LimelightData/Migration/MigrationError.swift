@@ -14,6 +14,10 @@ public enum MigrationError: Error, CustomStringConvertible {
     /// A stage of a staged migration failed: a handler threw `error`, or the stage's migration
     /// did. Steps before it stay done; the store opens at `reachedChecksum`'s model version.
     case stageFailed(path: String, stage: String, reachedChecksum: String, error: any Error)
+    /// An object-level migration stopped in an entity mapping: its policy, a value expression or
+    /// `cancelMigrationWithError(_:)` gave `error` in `stage` ("create instances", "create
+    /// relationships", "validate"). Nothing was written to the destination.
+    case mappingFailed(path: String, entityMapping: String, stage: String, error: any Error)
 
     public var description: String {
         switch self {
@@ -24,6 +28,8 @@ public enum MigrationError: Error, CustomStringConvertible {
         case .failed(let path, let reason): return "\(path): migration failed, the store is unchanged: \(reason)"
         case .stageFailed(let path, let stage, let reached, let error):
             return "\(path): migration stage '\(stage)' failed: \(error); the store stays at model version \(reached)"
+        case .mappingFailed(let path, let mapping, let stage, let error):
+            return "\(path): migration failed in entity mapping \(mapping) (\(stage)), nothing was written: \(error)"
         }
     }
 }

@@ -1,22 +1,45 @@
 import Foundation
 
-/// Migrates SQLite stores from one model version to another with an inferred (lightweight)
-/// mapping, as Core Data's `NSMigrationManager` does for lightweight migrations.
+/// Migrates stores from one model version to another, Core Data's `NSMigrationManager`.
 ///
-/// Use it directly to migrate explicitly (and to show the mapping first), or let the coordinator
-/// do it: `addPersistentStore` with `StoreOption.migratePersistentStoresAutomatically` and
-/// `StoreOption.inferMappingModelAutomatically` set, and the model versions in
-/// `StoreOption.migrationSourceModels`.
+/// Two ways: `migrateStore(at:)` migrates an SQLite store in place with the inferred
+/// (lightweight) mapping, in SQL; `migrateStore(from:sourceType:options:with:toDestinationURL:
+/// destinationType:destinationOptions:)` migrates object by object with any mapping model,
+/// entity migration policies and value expressions included (a "heavyweight" migration), into a
+/// new store. Use it directly to migrate explicitly (and to show the mapping first), or let the
+/// coordinator do it: `addPersistentStore` with `StoreOption.migratePersistentStoresAutomatically`,
+/// the model versions in `StoreOption.migrationSourceModels`, and either
+/// `StoreOption.inferMappingModelAutomatically` or mapping models in `StoreOption.mappingModels`.
+///
+/// One manager runs one migration at a time, on the calling thread; it is not `Sendable`.
 public final class MigrationManager {
     /// The version the store was made with.
     public let sourceModel: ManagedObjectModel
     /// The version the store moves to.
     public let destinationModel: ManagedObjectModel
-    /// The inferred mapping, to inspect or print before migrating.
-    public let mappingModel: MappingModel
+    /// The mapping: the inferred one until an object-level migration runs with another.
+    public internal(set) var mappingModel: MappingModel
     /// Called with the name of each step before it runs ("copy Car", "replace the store" …);
     /// throwing from it cancels the migration and leaves the store as it was.
     public var progress: ((String) throws -> Void)?
+    /// While an object-level migration runs: a context on the source store (opened read-only).
+    public internal(set) var sourceContext: ManagedObjectContext?
+    /// While an object-level migration runs: the context the destination objects are made in,
+    /// saved once at the end.
+    public internal(set) var destinationContext: ManagedObjectContext?
+    /// How far the object-level migration is, from 0 to 1 (1 once it has finished); read it in
+    /// `progress`, which is called at every step, as Core Data's is observed.
+    public internal(set) var migrationProgress: Float = 0
+    /// The entity mapping being run, while an object-level migration runs.
+    public internal(set) var currentEntityMapping: EntityMapping?
+    /// Whatever the application keeps here for its policies.
+    public var userInfo: [AnyHashable: Any]?
+    /// The property mapping whose value expression is being evaluated.
+    var currentPropertyMapping: PropertyMapping?
+    var associations = MigrationAssociations()
+    var cancellation: (any Error)?
+    /// Each entity mapping's attribute and relationship mappings, split once per migration.
+    var mappingCache: [String: (attributes: [PropertyMapping], relationships: [PropertyMapping])] = [:]
 
     /// Infers the mapping between the two versions; nothing is written yet.
     public init(sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel) throws {
@@ -107,9 +130,14 @@ public final class MigrationManager {
         let manager = try MigrationManager(sourceModel: source, destinationModel: destination)
         // A Core Data store made with this very model keeps Apple's hashes: nothing to rewrite.
         if source === destination || (!writtenHere && manager.mappingModel.isIdentity) { return false }
+        if let mapping = MappingModel(from: options[StoreOption.mappingModels] as? [MappingModel] ?? [],
+                                      forSourceModel: source, destinationModel: destination) {
+            try manager.migrateStore(at: url, with: mapping, options: options)
+            return true
+        }
         guard options[StoreOption.inferMappingModelAutomatically] as? Bool == true else {
-            throw MigrationError.notAllowed(path: url.path, reason:
-                "the store was made with another model version and needs migrating; set StoreOption.inferMappingModelAutomatically to infer the mapping")
+            throw MigrationError.notAllowed(path: url.path, reason: "the store was made with another model version and needs migrating; "
+                + "set StoreOption.inferMappingModelAutomatically to infer the mapping, or give one in StoreOption.mappingModels")
         }
         try manager.migrateStore(at: url)
         return true

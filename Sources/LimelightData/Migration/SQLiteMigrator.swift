@@ -31,7 +31,7 @@ struct SQLiteMigrator {
         do {
             try build(at: temporary)
             try progress?("replace the store")
-            try swap(temporary)
+            try Self.replace(storeAt: storeURL, with: temporary)
         } catch {
             for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary.path + suffix) }
             if let error = error as? MigrationError { throw error }
@@ -156,7 +156,8 @@ struct SQLiteMigrator {
 
     /// Moves the old store's write-ahead log into its file (so no stale log is left to be applied
     /// to the new file), then renames the new file over it.
-    private func swap(_ temporary: URL) throws {
+    static func replace(storeAt storeURL: URL, with temporary: URL) throws {
+        let path = storeURL.path
         let old = try SQLiteConnection(path: path, readOnly: false)
         do {
             try old.execute("PRAGMA wal_checkpoint(TRUNCATE)")

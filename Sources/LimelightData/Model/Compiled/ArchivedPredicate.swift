@@ -9,6 +9,9 @@ import Foundation
 /// the archived class, so a caller can leave the property out rather than change its meaning.
 struct ArchivedPredicate {
     let archive: KeyedArchive
+    /// Reads what a mapping model's expressions hold and a model's predicates must not: functions
+    /// sent to a variable (`FUNCTION($manager, "selector:", …)`), arithmetic, and `FETCH(…)`.
+    var allowsMethodCalls = false
 
     /// A bound or pattern that a validation predicate states.
     enum ValidationRule: Equatable {
@@ -107,6 +110,9 @@ struct ArchivedPredicate {
         return "\(modifier)\(try expression(left, depth: depth + 1)) \(symbol) \(try expression(right, depth: depth + 1))"
     }
 
+    /// The arithmetic selectors and the operators the format language writes them with.
+    private static let infixSymbols = ["add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/", "raise:toPower:": "**"]
+
     /// `NSPredicateOperatorType` values and how a format string writes them.
     private static let operatorSymbols: [Int: String] = [
         0: "<", 1: "<=", 2: ">", 3: ">=", 4: "==", 5: "!=", 6: "MATCHES", 7: "LIKE", 8: "BEGINSWITH", 9: "ENDSWITH",
@@ -136,6 +142,13 @@ struct ArchivedPredicate {
             return "{" + items.joined(separator: ", ") + "}"
         case "NSKeyPathExpression", "NSFunctionExpression":
             return try function(object, depth: depth)
+        case "NSFetchRequestExpression" where allowsMethodCalls:
+            guard let request = try archive.object(object.fields["NSFRExpression"]),
+                  let context = try archive.object(object.fields["NSMOCExpression"]) else {
+                throw Unreadable(description: "a fetch expression without its request or context")
+            }
+            let countOnly = object.fields["NSCountOnlyFlag"] as? Bool == true
+            return "FETCH(\(try expression(request, depth: depth + 1)), \(try expression(context, depth: depth + 1)), \(countOnly ? "YES" : "NO"))"
         default:
             throw Unreadable(description: "\(className) expressions are not supported")
         }
@@ -161,8 +174,14 @@ struct ArchivedPredicate {
             guard let operand, operand != "SELF" else { return path }
             return operand + "." + path
         }
+        if allowsMethodCalls, let operand, operand != "SELF" {
+            return "FUNCTION(" + ([operand, Self.quoted(selector)] + arguments).joined(separator: ", ") + ")"
+        }
         guard operand == nil || operand == "SELF" else {
             throw Unreadable(description: "function \(selector) sent to \(operand ?? "")")
+        }
+        if allowsMethodCalls, let symbol = Self.infixSymbols[selector], arguments.count == 2 {
+            return "(\(arguments[0]) \(symbol) \(arguments[1]))"
         }
         let name = selector.hasSuffix(":") ? String(selector.dropLast()) : selector
         return "\(name)(\(arguments.joined(separator: ", ")))"

@@ -3,6 +3,16 @@ import Foundation
 /// Evaluates predicates and expressions in memory with Core Data's semantics.
 struct PredicateEvaluator {
     var variables: [String: Any?]
+    /// Answers `FUNCTION(receiver, "selector:", arguments…)` (and `FETCH(request, context, NO)`,
+    /// passed as the selector `FETCH` with no receiver) where the caller gives calls a meaning: a
+    /// migration's value expressions call the migration manager and policies. Without it both are
+    /// refused, as there are no Objective-C methods to send.
+    var methodCall: ((_ receiver: Any?, _ selector: String, _ arguments: [Any?]) throws -> Any?)?
+
+    init(variables: [String: Any?], methodCall: ((_ receiver: Any?, _ selector: String, _ arguments: [Any?]) throws -> Any?)? = nil) {
+        self.variables = variables
+        self.methodCall = methodCall
+    }
 
     mutating func evaluate(_ predicate: QueryPredicate, _ object: Any?) throws -> Bool {
         switch predicate {
@@ -131,8 +141,18 @@ struct PredicateEvaluator {
         case .keyPathOf(let base, let path): return try Self.keyPath(path, of: try value(base, object))
         case .aggregate(let items): return try items.map { try value($0, object) }
         case .function(let name, let arguments):
-            if name == "FUNCTION" {
-                throw PredicateEvaluationError("FUNCTION(…) calls Objective-C methods, which do not exist here")
+            if name == "FUNCTION" || name == "FETCH" {
+                guard let methodCall else {
+                    throw PredicateEvaluationError(name == "FETCH" ? "FETCH(…) is evaluated only in a migration's mapping expressions"
+                                                   : "FUNCTION(…) calls Objective-C methods, which do not exist here")
+                }
+                if name == "FETCH" { return try methodCall(nil, "FETCH", try arguments.map { try value($0, object) }) }
+                guard arguments.count >= 2 else { throw PredicateEvaluationError("FUNCTION needs a receiver and a selector name") }
+                let receiver = try value(arguments[0], object)
+                guard let selector = try value(arguments[1], object) as? String else {
+                    throw PredicateEvaluationError("the second argument of FUNCTION must be a selector name string")
+                }
+                return try methodCall(receiver, selector, try arguments.dropFirst(2).map { try value($0, object) })
             }
             return try PredicateFunctions.evaluate(name, try arguments.map { try value($0, object) })
         case .conditional(let condition, let yes, let no):

@@ -219,6 +219,10 @@ extension PredicateParser {
         case "FUNCTION":
             position += 1
             return .function("FUNCTION", try parseArguments())
+        case "FETCH":
+            // FETCH(request, context, countOnly): a mapping model's source expression.
+            position += 1
+            return .function("FETCH", try parseArguments())
         case "CAST":
             position += 1
             let arguments = try parseArguments()

@@ -27,6 +27,18 @@ public indirect enum QueryExpression: Equatable, CustomStringConvertible, @unche
 
     public var description: String { PredicatePrinter.format(self) }
 
+    /// Parses an expression in the format language, Core Data's `NSExpression(format:)`:
+    /// `"$source.priceInCents / 100.0"`, `"FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'NoteToNote', $source.notes)"`.
+    /// `%@`, `%K`, `%d` … take `arguments` in order; a bad format is an error naming the place.
+    public init(format: String, _ arguments: Any?...) throws {
+        try self.init(format: format, argumentArray: arguments)
+    }
+
+    public init(format: String, argumentArray: [Any?]) throws {
+        var parser = PredicateParser(format: format, arguments: argumentArray)
+        self = try parser.parseExpressionToEnd()
+    }
+
     /// Convenience for a constant expression.
     public static func value(_ value: Any?) -> QueryExpression { .constant(QueryConstant(value)) }
 }

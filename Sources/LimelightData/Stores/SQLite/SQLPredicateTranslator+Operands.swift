@@ -195,7 +195,7 @@ extension SQLPredicateTranslator {
         if name == "random" || name == "random:" || name == "randomn:" {
             throw Self.unsupported("the function \(name): a random number per row cannot agree with evaluation in memory")
         }
-        if name == "FUNCTION" { throw Self.unsupported("FUNCTION(…), which calls a method on objects in memory") }
+        if name == "FUNCTION" || name == "FETCH" { throw Self.unsupported("\(name)(…), which calls a method on objects in memory") }
         // Functions of constants are computed here once and bound as their value.
         if args.allSatisfy(Self.isConstant) {
             var evaluator = PredicateEvaluator(variables: [:])
@@ -277,7 +277,7 @@ extension SQLPredicateTranslator {
         switch expression {
         case .constant: return true
         case .aggregate(let items): return items.allSatisfy(isConstant)
-        case .function(let name, let args): return !["now", "random", "random:", "randomn:", "FUNCTION"].contains(name) && args.allSatisfy(isConstant)
+        case .function(let name, let args): return !["now", "random", "random:", "randomn:", "FUNCTION", "FETCH"].contains(name) && args.allSatisfy(isConstant)
         case .index(let base, .position(let position)): return isConstant(base) && isConstant(position)
         case .index(let base, _): return isConstant(base)
         default: return false
