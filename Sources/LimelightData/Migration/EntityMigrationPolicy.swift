@@ -39,13 +39,18 @@ open class EntityMigrationPolicy {
     /// Makes the destination object(s) for one source object. The default inserts one object of
     /// the destination entity, sets each attribute whose mapping has a value expression to its
     /// value, and associates it with the source object. A nil value leaves a required attribute
-    /// at its default value, as a lightweight migration fills it.
+    /// at its default value, as a lightweight migration fills it. A composite's value is carried
+    /// element by element (renamed elements found by their renaming identifiers, removed ones
+    /// left out).
     open func createDestinationInstances(forSource sInstance: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) throws {
         guard let entityName = mapping.destinationEntityName else { return }
         let destination = try manager.requireDestinationContext().insertNewObject(forEntityName: entityName)
         for property in manager.cachedAttributeMappings(of: mapping) {
             guard let key = property.name, let expression = property.valueExpression else { continue }
-            let value = try manager.evaluate(expression, source: sInstance, policy: self, mapping: mapping, property: property)
+            var value = try manager.evaluate(expression, source: sInstance, policy: self, mapping: mapping, property: property)
+            if let composite = destination.entity.property(named: key) as? CompositeAttributeDescription, let dictionary = value as? [String: Any] {
+                value = composite.conformed(dictionary)
+            }
             if value == nil, let attribute = destination.entity.property(named: key) as? AttributeDescription, !attribute.isOptional, attribute.defaultValue != nil {
                 continue
             }
