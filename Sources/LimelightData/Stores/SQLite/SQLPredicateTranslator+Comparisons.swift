@@ -92,6 +92,9 @@ extension SQLPredicateTranslator {
         case .matches:
             bindings += left.bindings + right.bindings
             return "LL_MATCHES(\(flags & 2 != 0 ? "LL_FOLD(\(l), 2)" : l), \(r), \(flags & 1))"
+        case .conformsTo, .typeEquals:
+            bindings += left.bindings + right.bindings
+            return "LL_UTI(\(l), \(r), \(c.operatorType == .typeEquals ? 1 : 0))"
         case .between:
             throw Self.unsupported("BETWEEN needs {low, high} as its right operand, got \(PredicatePrinter.format(c.right))")
         }
@@ -138,7 +141,7 @@ extension SQLPredicateTranslator {
             return "\(operand.kind?.rawValue ?? "a value") (\(PredicatePrinter.format(expression)))"
         }
         switch c.operatorType {
-        case .beginsWith, .endsWith, .contains, .like, .matches, .in:
+        case .beginsWith, .endsWith, .contains, .like, .matches, .in, .conformsTo, .typeEquals:
             if let kind = left.kind, kind != .string {
                 throw PersistenceError.invalidRequest("type mismatch: the left operand of \(op) is \(describe(left, c.left)), not a string")
             }

@@ -116,6 +116,10 @@ extension SQLPredicateTranslator {
         guard let first = components.first else { throw Self.unsupported("an empty key path") }
         if first == "entity", PredicateEvaluator.readsEntity(of: scope.entity) { return try entityOperand(Array(components.dropFirst()), scope) }
         guard let property = scope.entity.property(named: first) ?? scope.entity.selfAndDescendants.lazy.compactMap({ $0.property(named: first) }).first else {
+            if first.hasPrefix("@") {
+                throw Self.unsupported("the collection operator \(first) at the start of \(components.joined(separator: ".")): "
+                                       + "it follows a to-many relationship, as in items.@sum.price")
+            }
             throw PersistenceError.invalidRequest("entity \(scope.entity.name) has no property '\(first)'")
         }
         let rest = Array(components.dropFirst())
@@ -123,6 +127,10 @@ extension SQLPredicateTranslator {
             return try compositeOperand(composite, rest: rest, scope)
         }
         if let attribute = property as? AttributeDescription {
+            if rest == ["length"], attribute.attributeType == .string, SQLiteSchema.isStoredInRow(attribute) {
+                // A string's length (`title.length > 0`), as in memory.
+                return Operand(sql: "length(\(scope.alias).\(schema.column(for: attribute)))", kind: .number)
+            }
             guard rest.isEmpty else { throw Self.unsupported("key path through the attribute \(scope.entity.name).\(first)") }
             guard SQLiteSchema.isStoredInRow(attribute) else { throw Self.unsupported("the transient attribute \(scope.entity.name).\(first)") }
             return Operand(sql: "\(scope.alias).\(schema.column(for: attribute))", attribute: attribute, kind: ValueKind(attribute: attribute))
@@ -265,11 +273,13 @@ extension SQLPredicateTranslator {
         guard !toMany.rest.isEmpty else { throw Self.unsupported("\(name) of the objects of \(toMany.relationship.name) (name an attribute)") }
         let inner = try keyPathOperand(toMany.rest, Scope(alias: related.alias, entity: related.entity, variables: scope.variables))
         if inner.toMany != nil { throw Self.unsupported("\(name) over a to-many inside the to-many \(toMany.relationship.name)") }
-        guard inner.kind == nil || inner.kind == .number else {
+        // The least and the greatest are those of dates and strings too, as @min and @max.
+        let ordersAny = name == "min:" || name == "max:"
+        guard inner.kind == nil || inner.kind == .number || ordersAny else {
             throw PersistenceError.invalidRequest("type mismatch: the argument of \(name) is \(inner.kind?.rawValue ?? ""), not a number")
         }
         let function = ["sum:": "total", "min:": "min", "max:": "max", "average:": "avg"][name] ?? "total"
-        return Operand(sql: "(SELECT \(function)(\(inner.sql)) \(from))", bindings: inner.bindings, kind: .number)
+        return Operand(sql: "(SELECT \(function)(\(inner.sql)) \(from))", bindings: inner.bindings, kind: ordersAny ? inner.kind : .number)
     }
 
     /// Whether an expression is a constant, or built only from constants by pure functions.

@@ -122,6 +122,17 @@ struct SQLPredicateTranslator {
     /// `right`, when given, is the right operand already translated in an outer scope (the object
     /// an ANY/ALL/NONE belongs to), which is where in-memory evaluation reads it too.
     mutating func comparison(_ c: ComparisonPredicate, _ scope: Scope, _ bindings: inout [SQLiteValue], right: Operand? = nil) throws -> String {
+        // ANY/ALL over a list the predicate gives (`ALL %@ IN tags`) range over its elements, as in
+        // memory: one comparison per element, any or all of which must hold.
+        if c.modifier != .direct, right == nil, let items = (try? constantItems(c.left)) ?? nil {
+            let parts = items.map { item -> QueryPredicate in
+                var single = c
+                single.left = .value(item)
+                single.modifier = .direct
+                return .comparison(single)
+            }
+            return try condition(c.modifier == .all ? .and(parts) : .or(parts), scope, &bindings)
+        }
         let left = try operand(c.left, scope)
         if let toMany = left.toMany {
             return try collectionComparison(c, toMany, scope, &bindings, right: right)
