@@ -118,6 +118,14 @@ import Testing
         #expect(try fixture.titles("ALL {'Pie', 'Tarte'} != title") == ["", "-", "Éclair"])
     }
 
+    @Test func inLooksThroughADictionarysValues() throws {
+        let fixture = try Fixture()
+        let byNickname = ["sweet": "Pie", "french": "Tarte"]
+        #expect(try fixture.titles("title IN %@", [byNickname]) == ["Pie", "Tarte"])
+        #expect(try fixture.titles("NOT (title IN %@)", [byNickname]) == ["", "-", "Éclair"])
+        #expect(try fixture.titles("ANY tags.label IN %@", [["warm": "red"]]) == ["Pie", "Tarte", "Éclair"])
+    }
+
     @Test func theLeastAndGreatestOfDatesAndStrings() throws {
         let fixture = try Fixture()
         let secondDay = Self.day.addingTimeInterval(86_400)
@@ -143,6 +151,8 @@ import Testing
         let icons = ["trailhead": "hiker", "campsite": "tent"]
         let icon = try QueryExpression(format: "FUNCTION(%@, 'valueForKeyPath:', kind)", icons)
         #expect(try icon.expressionValue(with: ["kind": "campsite"]) as? String == "tent")
+        let missing = try QueryPredicate(format: "FUNCTION(SELF, 'valueForKey:', %@) == 1", NSNull())
+        #expect { try missing.evaluate(with: ["kind": 1]) } throws: { "\($0)".contains("needs a key string, got nil") }
         // Other methods do not exist here; SQL says it cannot call any.
         #expect { try QueryPredicate(format: "FUNCTION(title, 'uppercaseString') == 'PIE'").evaluate(with: fixture.notes[0]) } throws: {
             "\($0)".contains("'uppercaseString'")
@@ -160,7 +170,7 @@ import Testing
         #expect(try fixture.titles("created BETWEEN {%@, %@}", [Self.day, Self.day.addingTimeInterval(3_600)]) == ["Pie", "Éclair"])
         let leading = try QueryPredicate(format: "@max.tags.created > %@", Self.day)
         #expect { try fixture.context.fetch(FetchRequest<ManagedObject>(entityName: "Note", predicate: leading)) } throws: {
-            "\($0)".contains("follows a to-many relationship")
+            "\($0)".contains("follows a to-many relationship") && "\($0)".contains("in the predicate @max.tags.created > CAST(")
         }
     }
 }

@@ -57,8 +57,10 @@ struct PredicateEvaluator {
             throw PredicateEvaluationError("FUNCTION(…, '\(selector ?? "?")', …) calls an Objective-C method, which does not exist here; "
                                            + "only valueForKey: and valueForKeyPath: are answered")
         }
-        guard arguments.count == 3, let key = try value(arguments[2], object) as? String else {
-            throw PredicateEvaluationError("FUNCTION(receiver, '\(selector)', key) needs one key string")
+        guard arguments.count == 3 else { throw PredicateEvaluationError("FUNCTION(receiver, '\(selector)', key) needs one key") }
+        let argument = try value(arguments[2], object)
+        guard let key = argument as? String else {
+            throw PredicateEvaluationError("FUNCTION(receiver, '\(selector)', key) needs a key string, got \(PredicateValues.describe(argument))")
         }
         let receiver = try value(arguments[0], object)
         return selector == "valueForKey:" ? try Self.value(forKey: key, of: receiver) : try Self.keyPath(key, of: receiver)
@@ -103,7 +105,7 @@ struct PredicateEvaluator {
             guard let low = try order(left, bounds[0], op, options), let high = try order(left, bounds[1], op, options) else { return false }
             return low != .orderedAscending && high != .orderedDescending
         case .in:
-            if let right, !(right is String), let items = PredicateValues.elements(right) {
+            if let right, !(right is String), let items = PredicateValues.members(right) {
                 return items.contains { PredicateValues.equal(left, $0, options: options) }
             }
             return try strings(left, right, op, options) { StringFolding.contains($1, $0) }

@@ -79,6 +79,18 @@ enum PredicateValues {
     }
 
     /// The elements of a collection value, or nil when it is not a collection.
+    /// What IN looks through: a collection's elements, or a dictionary's values (as Apple's IN
+    /// takes a dictionary: `name IN %@` with a dictionary of names).
+    static func members(_ value: Any?) -> [Any?]? {
+        if let items = elements(value) { return items }
+        switch value {
+        case let dictionary as [String: Any?]: return Array(dictionary.values)
+        case let dictionary as [String: Any]: return Array(dictionary.values)
+        case let dictionary as [AnyHashable: Any]: return Array(dictionary.values)
+        default: return nil
+        }
+    }
+
     static func elements(_ value: Any?) -> [Any?]? {
         switch value {
         case let collection as QueryCollection: return collection.queryElements

@@ -165,7 +165,7 @@ extension SQLPredicateTranslator {
             }
         case .constant(let constant):
             if constant.value is String { return nil }
-            return PredicateValues.elements(constant.value)
+            return PredicateValues.members(constant.value)
         default:
             return nil
         }
