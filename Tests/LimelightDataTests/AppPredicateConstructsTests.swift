@@ -11,6 +11,7 @@ import Testing
         let note = EntityDescription(name: "Note", properties: [
             AttributeDescription(name: "title", type: .string),
             AttributeDescription(name: "created", type: .date),
+            AttributeDescription(name: "identifier", type: .uuid),
             RelationshipDescription(name: "owner", destination: "Person", inverse: "notes"),
             RelationshipDescription(name: "tags", destination: "Tag", inverse: "notes", toMany: true),
         ])
@@ -62,6 +63,7 @@ import Testing
                 let note = try context.insertNewObject(forEntityName: "Note")
                 note.setValue(title, forKey: "title")
                 note.setValue(AppPredicateConstructsTests.day.addingTimeInterval(Double(index) * 3_600), forKey: "created")
+                note.setValue(UUID(uuidString: "\(index)0000000-0000-0000-0000-00000000000\(index)"), forKey: "identifier")
                 note.setValue(owner.flatMap { people[$0] }, forKey: "owner")
                 note.setValue(Set(labels.compactMap { tags[$0] }), forKey: "tags")
             }
@@ -118,6 +120,14 @@ import Testing
         #expect(try fixture.titles("ALL {'Pie', 'Tarte'} != title") == ["", "-", "Éclair"])
     }
 
+    @Test func uuidsOrderByTheirBytes() throws {
+        let fixture = try Fixture()
+        let third = try #require(UUID(uuidString: "20000000-0000-0000-0000-000000000002"))
+        #expect(try fixture.titles("identifier < %@", [third]) == ["Pie", "Éclair"])
+        #expect(try fixture.titles("identifier >= %@", [third]) == ["", "-", "Tarte"])
+        #expect(try fixture.titles("identifier BETWEEN %@", [[third, UUID(uuidString: "30000000-0000-0000-0000-000000000003")]]) == ["", "-"])
+    }
+
     @Test func inLooksThroughADictionarysValues() throws {
         let fixture = try Fixture()
         let byNickname = ["sweet": "Pie", "french": "Tarte"]
@@ -168,6 +178,10 @@ import Testing
             "\($0)".contains("write BETWEEN {low, high}") && "\($0)".contains("offset 16")
         }
         #expect(try fixture.titles("created BETWEEN {%@, %@}", [Self.day, Self.day.addingTimeInterval(3_600)]) == ["Pie", "Éclair"])
+        // A Boolean attribute alone is no predicate, in Apple's parser too.
+        #expect { try QueryPredicate(format: "%K AND title != nil", "isDone") } throws: {
+            "\($0)".contains("a Boolean key is compared too, as in isDone == YES at offset 3")
+        }
         let leading = try QueryPredicate(format: "@max.tags.created > %@", Self.day)
         #expect { try fixture.context.fetch(FetchRequest<ManagedObject>(entityName: "Note", predicate: leading)) } throws: {
             "\($0)".contains("follows a to-many relationship") && "\($0)".contains("in the predicate @max.tags.created > CAST(")

@@ -218,7 +218,10 @@ struct PredicateParser {
             if let op = map[name.uppercased()] { position += 1; return (op, false) }
         default: break
         }
-        throw failure("a comparison operator (==, !=, <, >, IN, CONTAINS, BEGINSWITH, ENDSWITH, LIKE, MATCHES, BETWEEN, UTI-CONFORMS-TO, UTI-EQUALS)")
+        let operators = "==, !=, <, >, IN, CONTAINS, BEGINSWITH, ENDSWITH, LIKE, MATCHES, BETWEEN, UTI-CONFORMS-TO, UTI-EQUALS"
+        // A value alone is no predicate, not even a Boolean attribute (`isDone`), as in Apple's parser.
+        let endsHere = ([.end, .symbol(")"), .symbol("&&"), .symbol("||")] as [PredicateToken.Kind]).contains(token.kind) || ["AND", "OR"].contains(keyword(token) ?? "")
+        throw failure("a comparison operator (\(operators))" + (endsHere ? "; a Boolean key is compared too, as in isDone == YES" : ""))
     }
 
     mutating func parseOptions() throws -> ComparisonPredicate.Options {

@@ -55,12 +55,21 @@ enum PredicateValues {
             return fx.lexicographicallyPrecedes(fy) ? .orderedAscending : .orderedDescending
         }
         if let x = a as? Date, let y = b as? Date { return x.compare(y) }
+        // UUIDs and data order by their bytes, as SQLite orders blobs.
+        if let x = a as? UUID, let y = b as? UUID { return byteOrder(withUnsafeBytes(of: x.uuid) { Data($0) }, withUnsafeBytes(of: y.uuid) { Data($0) }) }
+        if let x = a as? Data, let y = b as? Data { return byteOrder(x, y) }
         if let x = exactInteger(a), let y = exactInteger(b) { return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame) }
         if isNumber(a), isNumber(b), let x = double(a), let y = double(b) {
             if x.isNaN || y.isNaN { return nil }
             return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
         }
         return nil
+    }
+
+    /// memcmp order, then the shorter first: SQLite's order of blobs.
+    static func byteOrder(_ x: Data, _ y: Data) -> ComparisonResult {
+        if x.elementsEqual(y) { return .orderedSame }
+        return x.lexicographicallyPrecedes(y) ? .orderedAscending : .orderedDescending
     }
 
     /// A short description of a value's kind for error messages: `a string ("x")`, `a number (3)`.
