@@ -128,6 +128,16 @@ import Testing
         #expect(try fixture.titles("identifier BETWEEN %@", [[third, UUID(uuidString: "30000000-0000-0000-0000-000000000003")]]) == ["", "-"])
     }
 
+    @Test func substringsAndFoundationURLsAreTheirValues() throws {
+        let fixture = try Fixture()
+        let line = "Pie, Tarte"
+        let first = try #require(line.split(separator: ",").first)
+        #expect(try fixture.titles("title == %@", [first]) == ["Pie"])
+        #expect(try fixture.titles("title IN %@", [line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }]) == ["Pie", "Tarte"])
+        let link = try #require(NSURL(string: "https://example.com/pie"))
+        #expect(try QueryPredicate(format: "link == %@", link).evaluate(with: ["link": URL(string: "https://example.com/pie")]))
+    }
+
     @Test func inLooksThroughADictionarysValues() throws {
         let fixture = try Fixture()
         let byNickname = ["sweet": "Pie", "french": "Tarte"]

@@ -108,7 +108,7 @@ enum PredicateValues {
         case let array as [Any?]: return array
         case let array as [Any]: return array
         case let set as Set<AnyHashable>: return Array(set)
-        case is String, is Data, is KeyValueCodingReadable, is [String: Any?], is [String: Any], is [AnyHashable: Any]: return nil
+        case is String, is Substring, is Data, is KeyValueCodingReadable, is [String: Any?], is [String: Any], is [AnyHashable: Any]: return nil
         case let sequence as any Sequence:
             var items: [Any?] = []
             for item in sequence { items.append(item) }
