@@ -22,6 +22,7 @@ import Testing
         let tag = EntityDescription(name: "Tag", properties: [
             AttributeDescription(name: "label", type: .string),
             AttributeDescription(name: "created", type: .date),
+            AttributeDescription(name: "rank", type: .integer16),
             RelationshipDescription(name: "notes", destination: "Note", inverse: "tags", toMany: true),
         ])
         return ManagedObjectModel(entities: [note, person, tag])
@@ -29,7 +30,7 @@ import Testing
 
     static let day = Date(timeIntervalSinceReferenceDate: 740_000_000)
 
-    /// A saved store: five notes, two owners, three tags made on days 0, 1 and 2.
+    /// A saved store: five notes, two owners, three tags ranked 1, 2 and 3, made on days 0, 1 and 2.
     final class Fixture {
         let folder: TemporaryFolder
         let context: ManagedObjectContext
@@ -49,6 +50,7 @@ import Testing
             for (offset, label) in ["red", "green", "blue"].enumerated() {
                 let tag = try context.insertNewObject(forEntityName: "Tag")
                 tag.setValue(label, forKey: "label")
+                tag.setValue(Int16(offset + 1), forKey: "rank")
                 tag.setValue(AppPredicateConstructsTests.day.addingTimeInterval(Double(offset) * 86_400), forKey: "created")
                 tags[label] = tag
             }
@@ -159,6 +161,18 @@ import Testing
         #expect(try QueryExpression(format: "max:({1, 7, 3})").expressionValue(with: nil) as? Double == 7)
         #expect { try QueryExpression(format: "max:({'pear', 2})").expressionValue(with: nil) } throws: {
             "\($0)".contains("max: cannot order")
+        }
+    }
+
+    @Test func aggregatesOfWhatASubqueryKeeps() throws {
+        let fixture = try Fixture()
+        #expect(try fixture.titles("SUBQUERY(tags, $t, $t.rank > 1).@sum.rank >= 5") == ["", "Tarte"])
+        #expect(try fixture.titles("SUBQUERY(tags, $t, $t.rank < 3).@max.created == %@", [Self.day.addingTimeInterval(86_400)]) == ["", "Pie", "Tarte"])
+        #expect(try fixture.titles("SUBQUERY(tags, $t, $t.rank > 5).@avg.rank == nil").count == 5)
+        #expect(try fixture.titles("SUBQUERY(tags, $t, $t.label != 'red').@min.label == 'blue'") == ["", "Tarte"])
+        let median = try QueryPredicate(format: "SUBQUERY(tags, $t, $t.rank > 1).@median.rank > 1")
+        #expect { try fixture.context.fetch(FetchRequest<ManagedObject>(entityName: "Note", predicate: median)) } throws: {
+            "\($0)".contains("@median.rank after a SUBQUERY")
         }
     }
 

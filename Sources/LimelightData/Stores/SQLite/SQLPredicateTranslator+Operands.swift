@@ -21,9 +21,10 @@ extension SQLPredicateTranslator {
             inner.alias = bound.alias
             inner.entity = bound.entity
             return try keyPathOperand(path.split(separator: ".").map(String.init), inner)
-        case .keyPathOf(.subquery(let collection, let variable, let predicate), "@count"),
-             .index(.subquery(let collection, let variable, let predicate), .size):
-            return try subqueryCount(collection, variable, predicate, scope)
+        case .keyPathOf(.subquery(let collection, let variable, let predicate), let path) where path.hasPrefix("@"):
+            return try subqueryAggregate(collection, variable, predicate, path, scope)
+        case .index(.subquery(let collection, let variable, let predicate), .size):
+            return try subqueryAggregate(collection, variable, predicate, "@count", scope)
         case .index(let base, .size):
             // [SIZE] of a to-many is its @count; of a constant list, its length.
             if case .aggregate(let items) = base { return try constantOperand(Int64(items.count)) }
@@ -62,8 +63,10 @@ extension SQLPredicateTranslator {
         }
     }
 
-    /// `SUBQUERY(collection, $x, predicate).@count` as a correlated count.
-    mutating func subqueryCount(_ collection: QueryExpression, _ variable: String, _ predicate: QueryPredicate, _ scope: Scope) throws -> Operand {
+    /// `SUBQUERY(collection, $x, predicate).@count`, and `.@sum.x`, `.@avg.x`, `.@min.x`, `.@max.x`,
+    /// as a correlated aggregate over the rows the subquery keeps.
+    mutating func subqueryAggregate(_ collection: QueryExpression, _ variable: String, _ predicate: QueryPredicate, _ path: String,
+                                    _ scope: Scope) throws -> Operand {
         let rows = try operand(collection, scope)
         guard let toMany = rows.toMany, toMany.rest.isEmpty else {
             throw Self.unsupported("SUBQUERY over something other than a to-many relationship: \(PredicatePrinter.format(collection))")
@@ -73,8 +76,17 @@ extension SQLPredicateTranslator {
         inner.variables[variable] = (related.alias, related.entity)
         var bindings: [SQLiteValue] = []
         let test = try condition(predicate, inner, &bindings)
-        return Operand(sql: "(SELECT count(*) FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition) AND (\(test)))",
-                       bindings: bindings, kind: .number)
+        let from = "FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition) AND (\(test))"
+        let components = path.split(separator: ".").map(String.init)
+        if components == ["@count"] { return Operand(sql: "(SELECT count(*) \(from))", bindings: bindings, kind: .number) }
+        let functions = ["@sum": "total", "@avg": "avg", "@min": "min", "@max": "max"]
+        guard let op = components.first, let function = functions[op], components.count >= 2 else {
+            throw Self.unsupported("\(path) after a SUBQUERY (it takes @count, or @sum, @avg, @min or @max with a key path)")
+        }
+        let value = try keyPathOperand(Array(components.dropFirst()), Scope(alias: related.alias, entity: related.entity, variables: scope.variables))
+        if value.toMany != nil { throw Self.unsupported("\(path) through a to-many after a SUBQUERY") }
+        let kind = function == "min" || function == "max" ? value.kind : .number
+        return Operand(sql: "(SELECT \(function)(\(value.sql)) \(from))", bindings: value.bindings + bindings, kind: kind)
     }
 
     /// `entity` (or `entity.name`) of the objects in `scope`, as Core Data's predicates use it to
