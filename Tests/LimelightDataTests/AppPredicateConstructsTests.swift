@@ -176,6 +176,13 @@ import Testing
         }
     }
 
+    @Test func betweenFoldsCaseAndDiacriticsAsTheOtherComparisonsDo() throws {
+        let fixture = try Fixture()
+        #expect(try fixture.titles("title BETWEEN {'a', 'q'}").isEmpty)
+        #expect(try fixture.titles("title BETWEEN[c] {'a', 'q'}") == ["Pie"])
+        #expect(try fixture.titles("title BETWEEN[cd] {'A', 'Q'}") == ["Pie", "Éclair"])
+    }
+
     @Test func functionAnswersKeyValueCoding() throws {
         let fixture = try Fixture()
         let byKey = try QueryPredicate(format: "FUNCTION(SELF, 'valueForKey:', 'title') == 'Pie'")

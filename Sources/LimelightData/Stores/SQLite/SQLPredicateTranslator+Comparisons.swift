@@ -26,7 +26,7 @@ extension SQLPredicateTranslator {
                 guard items.count == 2 else { throw Self.unsupported("BETWEEN needs {low, high}") }
                 let low = try constantOperand(items[0]), high = try constantOperand(items[1])
                 bindings += low.bindings + high.bindings
-                return "\(left.sql) BETWEEN \(low.sql) AND \(high.sql)"
+                return "\(fold(left.sql)) BETWEEN \(fold(low.sql)) AND \(fold(high.sql))"
             }
             if items.isEmpty { return "0" }
             var placeholders: [String] = []
