@@ -87,7 +87,6 @@ enum PredicateValues {
         }
     }
 
-    /// The elements of a collection value, or nil when it is not a collection.
     /// What IN looks through: a collection's elements, or a dictionary's values (as Apple's IN
     /// takes a dictionary: `name IN %@` with a dictionary of names).
     static func members(_ value: Any?) -> [Any?]? {
@@ -100,6 +99,7 @@ enum PredicateValues {
         }
     }
 
+    /// The elements of a collection value, or nil when it is not a collection.
     static func elements(_ value: Any?) -> [Any?]? {
         switch value {
         case let collection as QueryCollection: return collection.queryElements
