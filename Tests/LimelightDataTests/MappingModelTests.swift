@@ -83,9 +83,13 @@ import Testing
         let keyed = try QueryExpression(format: "FUNCTION($source, 'valueForKey:', 'name')")
         #expect(try keyed.expressionValue(with: nil, context: ["source": ["name": "Ann"]]) as? String == "Ann")
         #expect(try keyed.expressionValue(with: nil, context: ["source": nil]) == nil)
-        // A predicate has no receivers to call: FUNCTION and FETCH stay errors there.
+        // A predicate has no receivers to call: FUNCTION answers only key-value coding there, and FETCH stays an error.
         let predicate = try QueryPredicate(format: "FUNCTION(SELF, 'valueForKey:', 'name') == 'Ann'")
-        #expect(throws: PredicateEvaluationError.self) { try predicate.evaluate(with: ["name": "Ann"]) }
+        #expect(try predicate.evaluate(with: ["name": "Ann"]))
+        let method = try QueryPredicate(format: "FUNCTION(SELF, 'uppercaseString') == 'ANN'")
+        #expect(throws: PredicateEvaluationError.self) { try method.evaluate(with: ["name": "Ann"]) }
+        let fetchInPredicate = try QueryPredicate(format: "FETCH(%@, nil, YES) > 0", "request")
+        #expect(throws: PredicateEvaluationError.self) { try fetchInPredicate.evaluate(with: ["name": "Ann"]) }
         #expect(throws: (any Error).self) { try QueryExpression(format: "$source.name +") }
     }
 }

@@ -94,7 +94,7 @@ import Testing
         ("CAST(1, ) == 1", 8, "a value"),
         ("age == 1 &", 9, "an operator"),
         ("age == 1 |", 9, "an operator"),
-        ("a UTI-CONFORMS-TO 'public.text'", 2, "other than UTI-CONFORMS-TO"),
+        ("a UTI-CONFORMS-TO", 17, "a value"),
         ("1_000 == 1000", 1, "a comparison operator"),
         ("name == 'Zoë' AND ^", 18, "an operator"),
         ("naïve ===", 8, "a value"),

@@ -48,6 +48,24 @@ struct PredicateEvaluator {
         }
     }
 
+    /// `FUNCTION(receiver, 'valueForKey:', key)` and `'valueForKeyPath:'`, the methods of key-value
+    /// coding, which exist here; other methods do not, and FETCH belongs to migrations.
+    private mutating func keyValueFunction(_ name: String, _ arguments: [QueryExpression], _ object: Any?) throws -> Any? {
+        guard name == "FUNCTION" else { throw PredicateEvaluationError("FETCH(…) is evaluated only in a migration's mapping expressions") }
+        let selector = arguments.count >= 2 ? try value(arguments[1], object) as? String : nil
+        guard let selector, selector == "valueForKey:" || selector == "valueForKeyPath:" else {
+            throw PredicateEvaluationError("FUNCTION(…, '\(selector ?? "?")', …) calls an Objective-C method, which does not exist here; "
+                                           + "only valueForKey: and valueForKeyPath: are answered")
+        }
+        guard arguments.count == 3 else { throw PredicateEvaluationError("FUNCTION(receiver, '\(selector)', key) needs one key") }
+        let argument = try value(arguments[2], object)
+        guard let key = argument as? String else {
+            throw PredicateEvaluationError("FUNCTION(receiver, '\(selector)', key) needs a key string, got \(PredicateValues.describe(argument))")
+        }
+        let receiver = try value(arguments[0], object)
+        return selector == "valueForKey:" ? try Self.value(forKey: key, of: receiver) : try Self.keyPath(key, of: receiver)
+    }
+
     /// Whether `expression` is a key path of `object` that goes through a to-many relationship.
     /// Such a path reads nil when a to-one before the to-many is nil (`owner.items.score` of an
     /// object without owner); ANY and ALL then range over no elements, as the SQL join does.
@@ -87,7 +105,7 @@ struct PredicateEvaluator {
             guard let low = try order(left, bounds[0], op, options), let high = try order(left, bounds[1], op, options) else { return false }
             return low != .orderedAscending && high != .orderedDescending
         case .in:
-            if let right, !(right is String), let items = PredicateValues.elements(right) {
+            if let right, !(right is String), let items = PredicateValues.members(right) {
                 return items.contains { PredicateValues.equal(left, $0, options: options) }
             }
             return try strings(left, right, op, options) { StringFolding.contains($1, $0) }
@@ -99,6 +117,9 @@ struct PredicateEvaluator {
         case .beginsWith: return try strings(left, right, op, options) { StringFolding.hasPrefix($0, $1) }
         case .endsWith: return try strings(left, right, op, options) { StringFolding.hasSuffix($0, $1) }
         case .like: return try strings(left, right, op, options) { StringFolding.like($0, pattern: $1) }
+        // Identifiers are compared as written: case does not matter to UTIs, and [cd] does not apply.
+        case .conformsTo: return try strings(left, right, op, []) { UniformTypeConformance.conforms($0, to: $1) }
+        case .typeEquals: return try strings(left, right, op, []) { UniformTypeConformance.equal($0, $1) }
         case .matches:
             guard let left, let right else { return false }
             guard let text = left as? String else { throw Self.mismatch("left", of: op, left, wanted: "a string") }
@@ -142,10 +163,7 @@ struct PredicateEvaluator {
         case .aggregate(let items): return try items.map { try value($0, object) }
         case .function(let name, let arguments):
             if name == "FUNCTION" || name == "FETCH" {
-                guard let methodCall else {
-                    throw PredicateEvaluationError(name == "FETCH" ? "FETCH(…) is evaluated only in a migration's mapping expressions"
-                                                   : "FUNCTION(…) calls Objective-C methods, which do not exist here")
-                }
+                guard let methodCall else { return try keyValueFunction(name, arguments, object) }
                 if name == "FETCH" { return try methodCall(nil, "FETCH", try arguments.map { try value($0, object) }) }
                 guard arguments.count >= 2 else { throw PredicateEvaluationError("FUNCTION needs a receiver and a selector name") }
                 let receiver = try value(arguments[0], object)
@@ -244,6 +262,8 @@ struct PredicateEvaluator {
             }
             return managed.value(forKey: key)
         case let entity as EntityDescription: return key == "name" ? entity.name : nil
+        // A string's length (`title.length > 0`), counted as `length:` and SQLite's length() count.
+        case let string as String where key == "length": return Int64(string.unicodeScalars.count)
         case let readable as KeyValueCodingReadable: return readable.value(forKey: key)
         case let dictionary as [String: Any?]: return dictionary[key] ?? nil
         case let dictionary as [String: Any]: return dictionary[key]

@@ -105,8 +105,11 @@ enum PredicateFunctions {
         case "raise:toPower:": return pow(try number(0), try number(1))
         case "sum:": return numeric(try numbers().reduce(0, +), like: PredicateValues.elements(args.first ?? nil) ?? args)
         case "count:": return Int64((args.count == 1 ? PredicateValues.elements(args[0]) ?? args : args).count)
-        case "min:": return try numbers().min()
-        case "max:": return try numbers().max()
+        case "min:", "max:":
+            let items = (args.count == 1 ? (PredicateValues.elements(args[0]) ?? args) : args).compactMap { $0 }
+            // Dates and strings have a least and a greatest too (`max:(modified)` in a dictionary fetch).
+            if items.contains(where: { !PredicateValues.isNumber($0) }) { return try extreme(items, greatest: name == "max:") }
+            return name == "min:" ? try numbers().min() : try numbers().max()
         case "average:":
             let values = try numbers()
             return values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
@@ -169,6 +172,19 @@ enum PredicateFunctions {
         default:
             throw PredicateEvaluationError("unknown function \(name)")
         }
+    }
+
+    /// The least or greatest of values that order among themselves (dates, strings), as SQL's min and max.
+    private static func extreme(_ items: [Any], greatest: Bool) throws -> Any? {
+        var best: Any?
+        for item in items {
+            guard let current = best else { best = item; continue }
+            guard let order = PredicateValues.compare(item, current, options: []) else {
+                throw PredicateEvaluationError("\(greatest ? "max:" : "min:") cannot order \(PredicateValues.describe(item)) against \(PredicateValues.describe(current))")
+            }
+            if order == (greatest ? .orderedDescending : .orderedAscending) { best = item }
+        }
+        return best
     }
 
     /// Reads a date written as NSDate describes itself: `2024-03-04 10:00:00 +0000`. A formatter

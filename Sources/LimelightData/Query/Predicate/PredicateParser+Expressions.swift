@@ -93,6 +93,11 @@ extension PredicateParser {
         case .format("K"):
             position += 1
             return try keyPathArgument()
+        case .string(let name) where !name.isEmpty:
+            // A quoted key after a dot (`phoneNumbers.'value'.'digits'`), as Apple's parser takes a
+            // string there: the way to name a key that is also a reserved word or not an identifier.
+            position += 1
+            return name
         default:
             throw failure("a key name")
         }

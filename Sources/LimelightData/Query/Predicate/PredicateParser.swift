@@ -192,7 +192,13 @@ struct PredicateParser {
         let left = try parseExpression()
         let (op, negateOperator) = try parseOperator()
         let options = try parseOptions()
+        let rightStart = current
         let right = try parseExpression()
+        if op == .between, keyword(current) == "AND", case .constant(let bound) = right, PredicateValues.elements(bound.value) == nil {
+            // SQL's `x BETWEEN low AND high`, which the format language writes `x BETWEEN {low, high}`.
+            throw PredicateParseError(format: lexer.format, offset: lexer.characterOffset(rightStart.offset), found: "a single value",
+                                      expected: "{low, high} after BETWEEN (write BETWEEN {low, high}, not BETWEEN low AND high)")
+        }
         var predicate = QueryPredicate.comparison(ComparisonPredicate(left: left, right: right, operatorType: op, modifier: modifier, options: options))
         if negateOperator { predicate = .not(predicate) }
         return negate ? .not(predicate) : predicate
@@ -207,14 +213,15 @@ struct PredicateParser {
             if let op = map[s] { position += 1; return (op, false) }
         case .identifier(let name):
             let map: [String: ComparisonPredicate.Operator] = ["IN": .in, "CONTAINS": .contains, "BEGINSWITH": .beginsWith,
-                "ENDSWITH": .endsWith, "LIKE": .like, "MATCHES": .matches, "BETWEEN": .between]
+                "ENDSWITH": .endsWith, "LIKE": .like, "MATCHES": .matches, "BETWEEN": .between,
+                "UTI-CONFORMS-TO": .conformsTo, "UTI-EQUALS": .typeEquals]
             if let op = map[name.uppercased()] { position += 1; return (op, false) }
-            if name.uppercased().hasPrefix("UTI-") {
-                throw failure("a comparison operator other than \(name.uppercased()) (uniform type identifiers have no database here)")
-            }
         default: break
         }
-        throw failure("a comparison operator (==, !=, <, >, IN, CONTAINS, BEGINSWITH, ENDSWITH, LIKE, MATCHES, BETWEEN)")
+        let operators = "==, !=, <, >, IN, CONTAINS, BEGINSWITH, ENDSWITH, LIKE, MATCHES, BETWEEN, UTI-CONFORMS-TO, UTI-EQUALS"
+        // A value alone is no predicate, not even a Boolean attribute (`isDone`), as in Apple's parser.
+        let endsHere = ([.end, .symbol(")"), .symbol("&&"), .symbol("||")] as [PredicateToken.Kind]).contains(token.kind) || ["AND", "OR"].contains(keyword(token) ?? "")
+        throw failure("a comparison operator (\(operators))" + (endsHere ? "; a Boolean key is compared too, as in isDone == YES" : ""))
     }
 
     mutating func parseOptions() throws -> ComparisonPredicate.Options {

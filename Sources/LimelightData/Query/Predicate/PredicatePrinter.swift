@@ -78,9 +78,11 @@ enum PredicatePrinter {
         }
     }
 
-    /// A key path as a format string spells it: reserved words and odd names escaped with `#`.
+    /// A key path as a format string spells it: reserved words and odd names escaped with `#`, and
+    /// keys after a dot that are not names at all (`'ab-12'`) quoted.
     static func keyPath(_ path: String) -> String {
-        path.split(separator: ".").map { component in
+        path.split(separator: ".").enumerated().map { index, component in
+            if index > 0, !component.unicodeScalars.allSatisfy(PredicateLexer.isIdentifierContinuation) { return quoted(String(component)) }
             // Reserved words and names that start like a number need the # escape to read back as keys.
             let startsLikeAName = component.unicodeScalars.first.map(PredicateLexer.isIdentifierStart) ?? false
             return PredicateParser.reserved.contains(component.uppercased()) || !startsLikeAName ? "#" + component : String(component)

@@ -55,12 +55,21 @@ enum PredicateValues {
             return fx.lexicographicallyPrecedes(fy) ? .orderedAscending : .orderedDescending
         }
         if let x = a as? Date, let y = b as? Date { return x.compare(y) }
+        // UUIDs and data order by their bytes, as SQLite orders blobs.
+        if let x = a as? UUID, let y = b as? UUID { return byteOrder(withUnsafeBytes(of: x.uuid) { Data($0) }, withUnsafeBytes(of: y.uuid) { Data($0) }) }
+        if let x = a as? Data, let y = b as? Data { return byteOrder(x, y) }
         if let x = exactInteger(a), let y = exactInteger(b) { return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame) }
         if isNumber(a), isNumber(b), let x = double(a), let y = double(b) {
             if x.isNaN || y.isNaN { return nil }
             return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
         }
         return nil
+    }
+
+    /// memcmp order, then the shorter first: SQLite's order of blobs.
+    static func byteOrder(_ x: Data, _ y: Data) -> ComparisonResult {
+        if x.elementsEqual(y) { return .orderedSame }
+        return x.lexicographicallyPrecedes(y) ? .orderedAscending : .orderedDescending
     }
 
     /// A short description of a value's kind for error messages: `a string ("x")`, `a number (3)`.
@@ -78,6 +87,18 @@ enum PredicateValues {
         }
     }
 
+    /// What IN looks through: a collection's elements, or a dictionary's values (as Apple's IN
+    /// takes a dictionary: `name IN %@` with a dictionary of names).
+    static func members(_ value: Any?) -> [Any?]? {
+        if let items = elements(value) { return items }
+        switch value {
+        case let dictionary as [String: Any?]: return Array(dictionary.values)
+        case let dictionary as [String: Any]: return Array(dictionary.values)
+        case let dictionary as [AnyHashable: Any]: return Array(dictionary.values)
+        default: return nil
+        }
+    }
+
     /// The elements of a collection value, or nil when it is not a collection.
     static func elements(_ value: Any?) -> [Any?]? {
         switch value {
@@ -87,7 +108,7 @@ enum PredicateValues {
         case let array as [Any?]: return array
         case let array as [Any]: return array
         case let set as Set<AnyHashable>: return Array(set)
-        case is String, is Data, is KeyValueCodingReadable, is [String: Any?], is [String: Any], is [AnyHashable: Any]: return nil
+        case is String, is Substring, is Data, is KeyValueCodingReadable, is [String: Any?], is [String: Any], is [AnyHashable: Any]: return nil
         case let sequence as any Sequence:
             var items: [Any?] = []
             for item in sequence { items.append(item) }

@@ -82,6 +82,9 @@ public struct QueryConstant: Equatable, @unchecked Sendable {
             if (code == "Q" || code == "L") && number.uint64Value > UInt64(Int64.max) { return number.uint64Value }
             return number.int64Value
         }
+        // Text and URLs compare as the Swift values: a Substring is one string, not its characters.
+        if let substring = value as? Substring { return String(substring) }
+        if type(of: value) is NSURL.Type, let url = value as? URL { return url }
         if type(of: value) is NSArray.Type, let array = value as? NSArray { return array.map { bridged($0) } }
         if type(of: value) is NSSet.Type, let set = value as? NSSet { return set.allObjects.map { bridged($0) } }
         return value

@@ -71,6 +71,10 @@ public struct ComparisonPredicate: Equatable, Sendable {
         case equal = "==", notEqual = "!="
         case matches = "MATCHES", like = "LIKE", beginsWith = "BEGINSWITH", endsWith = "ENDSWITH"
         case `in` = "IN", contains = "CONTAINS", between = "BETWEEN"
+        /// The left uniform type identifier is the right one or declares conformance to it.
+        case conformsTo = "UTI-CONFORMS-TO"
+        /// The two uniform type identifiers name the same type.
+        case typeEquals = "UTI-EQUALS"
     }
 
     public enum Modifier: Sendable, Equatable {

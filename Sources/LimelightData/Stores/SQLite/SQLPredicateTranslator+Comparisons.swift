@@ -26,7 +26,7 @@ extension SQLPredicateTranslator {
                 guard items.count == 2 else { throw Self.unsupported("BETWEEN needs {low, high}") }
                 let low = try constantOperand(items[0]), high = try constantOperand(items[1])
                 bindings += low.bindings + high.bindings
-                return "\(left.sql) BETWEEN \(low.sql) AND \(high.sql)"
+                return "\(fold(left.sql)) BETWEEN \(fold(low.sql)) AND \(fold(high.sql))"
             }
             if items.isEmpty { return "0" }
             var placeholders: [String] = []
@@ -92,6 +92,9 @@ extension SQLPredicateTranslator {
         case .matches:
             bindings += left.bindings + right.bindings
             return "LL_MATCHES(\(flags & 2 != 0 ? "LL_FOLD(\(l), 2)" : l), \(r), \(flags & 1))"
+        case .conformsTo, .typeEquals:
+            bindings += left.bindings + right.bindings
+            return "LL_UTI(\(l), \(r), \(c.operatorType == .typeEquals ? 1 : 0))"
         case .between:
             throw Self.unsupported("BETWEEN needs {low, high} as its right operand, got \(PredicatePrinter.format(c.right))")
         }
@@ -138,7 +141,7 @@ extension SQLPredicateTranslator {
             return "\(operand.kind?.rawValue ?? "a value") (\(PredicatePrinter.format(expression)))"
         }
         switch c.operatorType {
-        case .beginsWith, .endsWith, .contains, .like, .matches, .in:
+        case .beginsWith, .endsWith, .contains, .like, .matches, .in, .conformsTo, .typeEquals:
             if let kind = left.kind, kind != .string {
                 throw PersistenceError.invalidRequest("type mismatch: the left operand of \(op) is \(describe(left, c.left)), not a string")
             }
@@ -162,7 +165,7 @@ extension SQLPredicateTranslator {
             }
         case .constant(let constant):
             if constant.value is String { return nil }
-            return PredicateValues.elements(constant.value)
+            return PredicateValues.members(constant.value)
         default:
             return nil
         }

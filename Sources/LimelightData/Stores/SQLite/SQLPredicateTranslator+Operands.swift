@@ -21,9 +21,10 @@ extension SQLPredicateTranslator {
             inner.alias = bound.alias
             inner.entity = bound.entity
             return try keyPathOperand(path.split(separator: ".").map(String.init), inner)
-        case .keyPathOf(.subquery(let collection, let variable, let predicate), "@count"),
-             .index(.subquery(let collection, let variable, let predicate), .size):
-            return try subqueryCount(collection, variable, predicate, scope)
+        case .keyPathOf(.subquery(let collection, let variable, let predicate), let path) where path.hasPrefix("@"):
+            return try subqueryAggregate(collection, variable, predicate, path, scope)
+        case .index(.subquery(let collection, let variable, let predicate), .size):
+            return try subqueryAggregate(collection, variable, predicate, "@count", scope)
         case .index(let base, .size):
             // [SIZE] of a to-many is its @count; of a constant list, its length.
             if case .aggregate(let items) = base { return try constantOperand(Int64(items.count)) }
@@ -62,8 +63,10 @@ extension SQLPredicateTranslator {
         }
     }
 
-    /// `SUBQUERY(collection, $x, predicate).@count` as a correlated count.
-    mutating func subqueryCount(_ collection: QueryExpression, _ variable: String, _ predicate: QueryPredicate, _ scope: Scope) throws -> Operand {
+    /// `SUBQUERY(collection, $x, predicate).@count`, and `.@sum.x`, `.@avg.x`, `.@min.x`, `.@max.x`,
+    /// as a correlated aggregate over the rows the subquery keeps.
+    mutating func subqueryAggregate(_ collection: QueryExpression, _ variable: String, _ predicate: QueryPredicate, _ path: String,
+                                    _ scope: Scope) throws -> Operand {
         let rows = try operand(collection, scope)
         guard let toMany = rows.toMany, toMany.rest.isEmpty else {
             throw Self.unsupported("SUBQUERY over something other than a to-many relationship: \(PredicatePrinter.format(collection))")
@@ -73,8 +76,17 @@ extension SQLPredicateTranslator {
         inner.variables[variable] = (related.alias, related.entity)
         var bindings: [SQLiteValue] = []
         let test = try condition(predicate, inner, &bindings)
-        return Operand(sql: "(SELECT count(*) FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition) AND (\(test)))",
-                       bindings: bindings, kind: .number)
+        let from = "FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition) AND (\(test))"
+        let components = path.split(separator: ".").map(String.init)
+        if components == ["@count"] { return Operand(sql: "(SELECT count(*) \(from))", bindings: bindings, kind: .number) }
+        let functions = ["@sum": "total", "@avg": "avg", "@min": "min", "@max": "max"]
+        guard let op = components.first, let function = functions[op], components.count >= 2 else {
+            throw Self.unsupported("\(path) after a SUBQUERY (it takes @count, or @sum, @avg, @min or @max with a key path)")
+        }
+        let value = try keyPathOperand(Array(components.dropFirst()), Scope(alias: related.alias, entity: related.entity, variables: scope.variables))
+        if value.toMany != nil { throw Self.unsupported("\(path) through a to-many after a SUBQUERY") }
+        let kind = function == "min" || function == "max" ? value.kind : .number
+        return Operand(sql: "(SELECT \(function)(\(value.sql)) \(from))", bindings: value.bindings + bindings, kind: kind)
     }
 
     /// `entity` (or `entity.name`) of the objects in `scope`, as Core Data's predicates use it to
@@ -116,6 +128,10 @@ extension SQLPredicateTranslator {
         guard let first = components.first else { throw Self.unsupported("an empty key path") }
         if first == "entity", PredicateEvaluator.readsEntity(of: scope.entity) { return try entityOperand(Array(components.dropFirst()), scope) }
         guard let property = scope.entity.property(named: first) ?? scope.entity.selfAndDescendants.lazy.compactMap({ $0.property(named: first) }).first else {
+            if first.hasPrefix("@") {
+                throw Self.unsupported("the collection operator \(first) at the start of \(components.joined(separator: ".")): "
+                                       + "it follows a to-many relationship, as in items.@sum.price")
+            }
             throw PersistenceError.invalidRequest("entity \(scope.entity.name) has no property '\(first)'")
         }
         let rest = Array(components.dropFirst())
@@ -123,6 +139,10 @@ extension SQLPredicateTranslator {
             return try compositeOperand(composite, rest: rest, scope)
         }
         if let attribute = property as? AttributeDescription {
+            if rest == ["length"], attribute.attributeType == .string, SQLiteSchema.isStoredInRow(attribute) {
+                // A string's length (`title.length > 0`), as in memory.
+                return Operand(sql: "length(\(scope.alias).\(schema.column(for: attribute)))", kind: .number)
+            }
             guard rest.isEmpty else { throw Self.unsupported("key path through the attribute \(scope.entity.name).\(first)") }
             guard SQLiteSchema.isStoredInRow(attribute) else { throw Self.unsupported("the transient attribute \(scope.entity.name).\(first)") }
             return Operand(sql: "\(scope.alias).\(schema.column(for: attribute))", attribute: attribute, kind: ValueKind(attribute: attribute))
@@ -265,11 +285,13 @@ extension SQLPredicateTranslator {
         guard !toMany.rest.isEmpty else { throw Self.unsupported("\(name) of the objects of \(toMany.relationship.name) (name an attribute)") }
         let inner = try keyPathOperand(toMany.rest, Scope(alias: related.alias, entity: related.entity, variables: scope.variables))
         if inner.toMany != nil { throw Self.unsupported("\(name) over a to-many inside the to-many \(toMany.relationship.name)") }
-        guard inner.kind == nil || inner.kind == .number else {
+        // The least and the greatest are those of dates and strings too, as @min and @max.
+        let ordersAny = name == "min:" || name == "max:"
+        guard inner.kind == nil || inner.kind == .number || ordersAny else {
             throw PersistenceError.invalidRequest("type mismatch: the argument of \(name) is \(inner.kind?.rawValue ?? ""), not a number")
         }
         let function = ["sum:": "total", "min:": "min", "max:": "max", "average:": "avg"][name] ?? "total"
-        return Operand(sql: "(SELECT \(function)(\(inner.sql)) \(from))", bindings: inner.bindings, kind: .number)
+        return Operand(sql: "(SELECT \(function)(\(inner.sql)) \(from))", bindings: inner.bindings, kind: ordersAny ? inner.kind : .number)
     }
 
     /// Whether an expression is a constant, or built only from constants by pure functions.

@@ -91,8 +91,18 @@ struct SQLPredicateTranslator {
 
     mutating func translate(_ predicate: QueryPredicate) throws -> Translation {
         var bindings: [SQLiteValue] = []
-        let sql = try condition(predicate, Scope(alias: "t0", entity: entity), &bindings)
+        let sql = try whereCondition(predicate, &bindings)
         return Translation(sql: sql, bindings: bindings)
+    }
+
+    /// The condition of a whole predicate on the rows of `entity` (alias `t0`). A part SQL cannot
+    /// say is an error that also quotes the predicate, as a fetch may carry several.
+    mutating func whereCondition(_ predicate: QueryPredicate, _ bindings: inout [SQLiteValue]) throws -> String {
+        do {
+            return try condition(predicate, Scope(alias: "t0", entity: entity), &bindings)
+        } catch PersistenceError.invalidRequest(let message) {
+            throw PersistenceError.invalidRequest("\(message), in the predicate \(predicate.predicateFormat)")
+        }
     }
 
     static func unsupported(_ part: String) -> PersistenceError {
@@ -122,6 +132,17 @@ struct SQLPredicateTranslator {
     /// `right`, when given, is the right operand already translated in an outer scope (the object
     /// an ANY/ALL/NONE belongs to), which is where in-memory evaluation reads it too.
     mutating func comparison(_ c: ComparisonPredicate, _ scope: Scope, _ bindings: inout [SQLiteValue], right: Operand? = nil) throws -> String {
+        // ANY/ALL over a list the predicate gives (`ALL %@ IN tags`) range over its elements, as in
+        // memory: one comparison per element, any or all of which must hold.
+        if c.modifier != .direct, right == nil, let items = Self.constantList(c.left) {
+            let parts = items.map { item -> QueryPredicate in
+                var single = c
+                single.left = .value(item)
+                single.modifier = .direct
+                return .comparison(single)
+            }
+            return try condition(c.modifier == .all ? .and(parts) : .or(parts), scope, &bindings)
+        }
         let left = try operand(c.left, scope)
         if let toMany = left.toMany {
             return try collectionComparison(c, toMany, scope, &bindings, right: right)
@@ -131,6 +152,24 @@ struct SQLPredicateTranslator {
         var single = c
         single.modifier = .direct
         return try scalarComparison(single, left, scope, &bindings, right: right)
+    }
+
+    /// The values of a list written or given in the predicate (`{1, 2}`, `%@` with an array), which
+    /// ANY and ALL range over in memory.
+    static func constantList(_ expression: QueryExpression) -> [Any?]? {
+        switch expression {
+        case .aggregate(let items):
+            var values: [Any?] = []
+            for item in items {
+                guard case .constant(let constant) = item else { return nil }
+                values.append(constant.value)
+            }
+            return values
+        case .constant(let constant) where !(constant.value is String):
+            return PredicateValues.elements(constant.value)
+        default:
+            return nil
+        }
     }
 
     /// The rows on the other side of a to-many, correlated with `owner`.

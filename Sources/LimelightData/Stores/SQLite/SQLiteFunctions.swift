@@ -12,6 +12,7 @@ import CSQLite
 /// - `LL_UPPER`, `LL_LOWER`: Unicode case mapping (SQLite's upper/lower are ASCII-only).
 /// - `LL_MATH(name, x [, y])`: sqrt, log (base 10), ln, exp, floor, ceiling, trunc, pow, which
 ///   SQLite has only when built with its math functions.
+/// - `LL_UTI(type, other, equalsOnly)`: UTI-CONFORMS-TO (0) and UTI-EQUALS (1).
 enum SQLiteFunctions {
     /// The math functions `LL_MATH` knows, by the name the translator passes.
     static let mathFunctions: [String: @Sendable (Double, Double) -> Double] = [
@@ -65,6 +66,15 @@ enum SQLiteFunctions {
                 sqlite3_result_text(context, mapped, Int32(mapped.utf8.count), sqliteTransient)
             }, nil, nil, nil), name)
         }
+        try check(sqlite3_create_function_v2(db, "LL_UTI", 3, flags, nil, { context, _, args in
+            guard let args, let type = SQLiteFunctions.text(args[0]), let other = SQLiteFunctions.text(args[1]) else {
+                sqlite3_result_int(context, 0)
+                return
+            }
+            let same = sqlite3_value_int(args[2]) != 0
+            let result = same ? UniformTypeConformance.equal(type, other) : UniformTypeConformance.conforms(type, to: other)
+            sqlite3_result_int(context, result ? 1 : 0)
+        }, nil, nil, nil), "LL_UTI")
         for arity: Int32 in [2, 3] {
             try check(sqlite3_create_function_v2(db, "LL_MATH", arity, flags, nil, { context, count, args in
                 guard let args, let name = SQLiteFunctions.text(args[0]), let function = SQLiteFunctions.mathFunctions[name] else {

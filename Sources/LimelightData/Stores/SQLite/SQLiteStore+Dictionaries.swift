@@ -57,7 +57,7 @@ extension SQLiteStore {
         if let filter = entityFilter(fetch.entities, table: table) { conditions.append(filter) }
         if let predicate = request.predicate {
             var whereBindings: [SQLiteValue] = []
-            conditions.append(try translator.condition(predicate, .init(alias: "t0", entity: fetch.entity), &whereBindings))
+            conditions.append(try translator.whereCondition(predicate, &whereBindings))
             bindings += whereBindings
         }
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
@@ -81,7 +81,7 @@ extension SQLiteStore {
         }
         if let having = request.havingPredicate {
             var havingBindings: [SQLiteValue] = []
-            sql += " HAVING " + (try translator.condition(having, .init(alias: "t0", entity: fetch.entity), &havingBindings))
+            sql += " HAVING " + (try translator.whereCondition(having, &havingBindings))
             bindings += havingBindings
         }
         if !request.sortDescriptors.isEmpty {

@@ -154,7 +154,7 @@ extension SQLiteStore {
         var translator = SQLPredicateTranslator(schema: schema, entity: fetch.entity)
         if let filter = entityFilter(fetch.entities, table: table) { clauses.append(filter) }
         if let predicate = fetch.request.predicate {
-            clauses.append(try translator.condition(predicate, .init(alias: "t0", entity: fetch.entity), &bindings))
+            clauses.append(try translator.whereCondition(predicate, &bindings))
         }
         var sql = "SELECT \(columns) FROM \(table.name) t0"
         if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
