@@ -88,6 +88,23 @@ import LimelightData
         #expect(try Data(contentsOf: store) == before)
     }
 
+    @Test func aMappingModelForOtherVersionsIsRefused() throws {
+        // A third version, as the mapping model (version 1 to 2) was not made for.
+        let third = bundle.appendingPathComponent("Shop 3.xcdatamodel")
+        try FileManager.default.createDirectory(at: third, withIntermediateDirectories: true)
+        let second = try String(contentsOf: bundle.appendingPathComponent("Shop 2.xcdatamodel/contents"), encoding: .utf8)
+        let changed = second.replacingOccurrences(of: #"<attribute name="text" optional="YES" attributeType="String"/>"#,
+                                                  with: #"<attribute name="stars" optional="YES" attributeType="Integer 16" usesScalarValueType="YES"/><attribute name="text" optional="YES" attributeType="String"/>"#)
+        #expect(changed != second)
+        try changed.write(to: third.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        let before = try Data(contentsOf: store)
+        let result = try harness.run("limelight", ["migrate", store.path, "--model", third.path, "--mapping", mappingModel.path], allowFailure: true)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("made for other versions of the model than Shop to Shop 3"))
+        #expect(result.stderr.contains("Shop.xcdatamodel to Shop 2.xcdatamodel") && result.stderr.contains("the store is unchanged"))
+        #expect(try Data(contentsOf: store) == before)
+    }
+
     @Test func aBrokenMappingModelNamesWhereAndLeavesTheStore() throws {
         let xml = mappingModel.appendingPathComponent("xcmapping.xml")
         let text = try String(contentsOf: xml, encoding: .utf8)
