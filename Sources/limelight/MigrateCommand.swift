@@ -6,18 +6,25 @@ extension Limelight {
     struct Migrate: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "migrate",
-            abstract: "Migrate a store to another version of its model (a lightweight migration).",
+            abstract: "Migrate a store to another version of its model (lightweight, or with a mapping model).",
             discussion: """
                 Prints the inferred mapping (what is added, removed, renamed, retyped), then migrates. The version \
                 the store was made with is found among the bundle's versions by the store's version hashes, \
                 unless --from names it; when none fits, a store made by Core Data is migrated from the model it \
                 keeps of itself. Changes that cannot be inferred are listed and nothing is written.
+
+                With --mapping, the store is migrated object by object with a mapping model made in Xcode (an \
+                .xcmappingmodel from the project, or a compiled .cdm) instead. A mapping that names a custom \
+                entity migration policy cannot be run from here (the policy is the application's code): it is \
+                refused and nothing is written. On any failure the store is left as it was.
                 """)
         @Argument(help: "The SQLite store.") var store: String
         @Option(help: "The destination: an .xcdatamodeld bundle (its current version) or one .xcdatamodel version in it.")
         var model: String
         @Option(help: "The version the store was made with: a version name in the bundle or a model path.")
         var from: String?
+        @Option(help: "A mapping model to migrate with, object by object: an .xcmappingmodel (or its xcmapping.xml) or a .cdm.")
+        var mapping: String?
         @Flag(help: "Print the mapping only; write nothing.") var dryRun = false
 
         func run() throws {
@@ -34,6 +41,10 @@ extension Limelight {
                 print("the store already fits \(destinationName): nothing to migrate")
                 return
             }
+            if let mapping {
+                try migrate(storeURL, from: source, to: (destinationName, destination), with: URL(fileURLWithPath: mapping))
+                return
+            }
             let manager = try MigrationManager(sourceModel: source.model, destinationModel: destination)
             print(manager.mappingModel.description)
             if !manager.mappingModel.unmappableChanges.isEmpty {
@@ -47,13 +58,16 @@ extension Limelight {
             }
             try manager.migrateStore(at: storeURL)
             print("migrated to \(destinationName)")
-            // A store with markers: bring them in line (renamed and removed entities move or go).
-            if StoreOpener.registeredExtension(for: storeURL) != nil {
-                let opened = try StoreOpener.open(store: store, model: model, readOnly: false)
-                if let added = opened.coordinator.persistentStores.first {
-                    let report = try added.rebuildExternalRecords()
-                    print("markers: \(report.created) created, \(report.rewritten) rewritten, \(report.removed) removed")
-                }
+            try rebuildMarkers(storeURL)
+        }
+
+        /// A store with markers: bring them in line (renamed and removed entities move or go).
+        func rebuildMarkers(_ storeURL: URL) throws {
+            guard StoreOpener.registeredExtension(for: storeURL) != nil else { return }
+            let opened = try StoreOpener.open(store: store, model: model, readOnly: false)
+            if let added = opened.coordinator.persistentStores.first {
+                let report = try added.rebuildExternalRecords()
+                print("markers: \(report.created) created, \(report.rewritten) rewritten, \(report.removed) removed")
             }
         }
 

@@ -40,7 +40,7 @@ import Testing
         var message = ""
         do {
             _ = try MappingModel(archiveData: try SplitVersions.compiledMapping(), source: "Split.cdm", policies: [ShoutPolicy.self])
-        } catch let error as ModelError {
+        } catch let error as MissingMigrationPolicyError {
             message = "\(error)"
         }
         #expect(message.contains("SplitApp.AddressPolicy") && message.contains("PersonToPerson") && message.contains("Split.cdm"))

@@ -60,89 +60,22 @@ struct CompiledMappingModelReader {
     }
 
     private func expression(_ field: Any?, in place: String) throws -> QueryExpression? {
-        guard let object = try archive.object(field) else { return nil }
-        let format: String
-        do {
-            format = try ArchivedPredicate(archive: archive, allowsMethodCalls: true).expressionFormat(object)
-        } catch {
-            throw ModelError("the expression of \(place) cannot be read: \(error)", at: archive.source)
-        }
-        do {
-            return try QueryExpression(format: format)
-        } catch {
-            throw ModelError("the expression of \(place), \(format), does not parse: \(error)", at: archive.source)
-        }
+        try archive.mappingExpression(field, in: place)
     }
 
     private func policy(named className: String?, in mapping: String) throws -> EntityMigrationPolicy.Type? {
-        guard let className, !className.isEmpty, className != "NSEntityMigrationPolicy" else { return nil }
-        func unqualified(_ name: String) -> Substring { name.split(separator: ".").last ?? Substring(name) }
-        if let exact = policies.first(where: { String(reflecting: $0) == className }) { return exact }
-        let matches = policies.filter { unqualified(String(reflecting: $0)) == unqualified(className) }
-        guard matches.count == 1, let match = matches.first else {
-            throw ModelError("entity mapping \(mapping) runs the policy class \(className), which is not among the policies given"
-                + (matches.isEmpty ? "" : " (several have its name)"), at: archive.source)
-        }
-        return match
+        try MissingMigrationPolicyError.policy(named: className, among: policies, mapping: mapping, file: archive.source)
     }
 
     private func userInfo(_ field: Any?) throws -> [String: any Sendable]? {
-        guard field != nil else { return nil }
-        var result: [String: any Sendable] = [:]
-        for (key, value) in try archive.entries(field) {
-            guard let key = try archive.string(key) else { continue }
-            switch try archive.value(value) {
-            case let text as String: result[key] = text
-            case let number as Int: result[key] = number
-            case let number as Double: result[key] = number
-            case let flag as Bool: result[key] = flag
-            case let data as Data: result[key] = data
-            case let date as Date: result[key] = date
-            default: continue
-            }
-        }
-        return result
+        try archive.mappingUserInfo(field)
     }
 }
 
 extension MappingModel {
-    /// Reads a compiled mapping model (a `.cdm` file), Core Data's `NSMappingModel(contentsOf:)`.
-    /// `policies` are the entity migration policy classes it names (by class name, with or
-    /// without the module prefix); one it names that is not given is an error.
-    public init(contentsOf url: URL, policies: [EntityMigrationPolicy.Type] = []) throws {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw ModelError("cannot read the mapping model: \(error.localizedDescription)", at: url.path)
-        }
-        try self.init(archiveData: data, source: url.path, policies: policies)
-    }
-
-    /// Reads the keyed archive of a mapping model; `source` names it in errors.
+    /// Reads the keyed archive of a compiled mapping model (the contents of a `.cdm` file);
+    /// `source` names it in errors.
     public init(archiveData data: Data, source: String, policies: [EntityMigrationPolicy.Type] = []) throws {
         self = try CompiledMappingModelReader(archive: try KeyedArchive(data, source: source), policies: policies).read()
-    }
-
-    /// The compiled mapping model (`.cdm`) among the bundles' resources that fits the two model
-    /// versions, Core Data's `NSMappingModel(from:forSourceModel:destinationModel:)`: Xcode
-    /// records the entities' version hashes in it, so it fits one step between versions. `nil`
-    /// when none fits; an error when a mapping model there cannot be read. `nil` bundles: the
-    /// main bundle.
-    public init?(from bundles: [Bundle]?, forSourceModel source: ManagedObjectModel?, destinationModel destination: ManagedObjectModel?,
-                 policies: [EntityMigrationPolicy.Type] = []) throws {
-        guard let source, let destination else { return nil }
-        for bundle in bundles ?? [Bundle.main] {
-            let folder = bundle.resourceURL ?? bundle.bundleURL
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            for name in names.sorted() where name.hasSuffix(".cdm") {
-                let mapping = try MappingModel(contentsOf: folder.appendingPathComponent(name), policies: policies)
-                if mapping.fits(sourceModel: source, destinationModel: destination) {
-                    self = mapping
-                    return
-                }
-            }
-        }
-        return nil
     }
 }

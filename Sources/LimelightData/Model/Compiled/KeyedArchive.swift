@@ -41,6 +41,9 @@ struct KeyedArchive {
         return object
     }
 
+    /// The reference `$top` keeps under `key`, for readers that take a field rather than an object.
+    func topReference(_ key: String = "root") -> Any? { top[key] }
+
     /// The object a field refers to; `nil` for a missing field or the archive's `$null`.
     func object(_ reference: Any?) throws(ModelError) -> Object? {
         guard let index = try index(reference) else { return nil }
