@@ -104,6 +104,40 @@ extension Photo {
         withExtendedLifetime(context) {}
     }
 
+    @Test func aNewObjectWithoutUndoIsReportedToo() throws {
+        let folder = try TemporaryFolder()
+        let context = try PhotoModel.stack(at: folder.file("photos.sqlite"))
+        // Without an undo manager, a new object's values are stored without being compared
+        // (nobody hears of them before its insertion does), unless someone observes them.
+        context.undoManager = nil
+        let photo = try #require(try context.insertNewObject(forEntityName: "Photo") as? Photo)
+        let heard = Heard<String?>()
+        let token = photo.observe(\.name, options: [.old, .new]) { _, change in heard.changes.append(change) }
+        photo.name = "Harbour"
+        photo.setValue("Bridge", forKey: "name")
+        #expect(heard.newValues == ["Harbour", "Bridge"])
+        #expect(heard.changes.first?.oldValue == .some("Untitled"))
+        withExtendedLifetime((context, token)) {}
+    }
+
+    @Test func aFetchThatRefreshesRefetchedObjectsReportsWhatItChanged() throws {
+        let folder = try TemporaryFolder()
+        let (context, photo, _) = try Self.savedPhoto(folder)
+        let heard = Heard<String?>()
+        let token = photo.observe(\.name, options: .new) { _, change in heard.changes.append(change) }
+        // Another coordinator writes the store behind the context's back.
+        let other = try PhotoModel.stack(at: folder.file("photos.sqlite"))
+        let request = FetchRequest<ManagedObject>(entityName: "Photo")
+        try #require(try other.fetch(request).first).setValue("Bridge", forKey: "name")
+        try other.save()
+        _ = try context.fetch(request)
+        #expect(heard.changes.isEmpty)
+        request.shouldRefreshRefetchedObjects = true
+        _ = try context.fetch(request)
+        #expect(heard.newValues == ["Bridge"])
+        withExtendedLifetime(token) {}
+    }
+
     @Test func aFaultFiringIsNoChange() throws {
         let folder = try TemporaryFolder()
         let (saving, saved, _) = try Self.savedPhoto(folder)
