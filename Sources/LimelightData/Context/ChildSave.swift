@@ -50,8 +50,10 @@ extension ManagedObjectContext {
         for (id, values) in save.inserted {
             if let object = registry.object(for: id) {
                 // Inserted by an earlier save of the child, and changed since.
+                let before = object.valuesBeforeChange
                 object.values = values
                 markUpdated(object)
+                object.reportChanges(since: before)
                 continue
             }
             let object = makeObject(entity: id.entity)
@@ -70,12 +72,14 @@ extension ManagedObjectContext {
         for (id, values, changed) in save.updated {
             let object = object(with: id)
             if object.faultFlag { fireFault(object) }
+            let before = object.valuesBeforeChange
             // Only what the child changed: this context's other unsaved changes stay.
             for index in changed where values.indices.contains(index) && object.values.indices.contains(index) {
                 object.values[index] = values[index]
             }
             object.fetchedResults = [:]
             markUpdated(object)
+            object.reportChanges(since: before)
         }
         for id in save.deleted {
             // The child applied the delete rules; their effects arrive as its other changes.

@@ -85,6 +85,7 @@ extension ManagedObjectContext {
             context.delete(object)
             context.noteSnapshotEvent(.undoInsertion, for: object)
         }
+        noteContextChange()
     }
 
     /// Marks an object for deletion at the next save and applies its relationships' delete rules:
@@ -113,6 +114,7 @@ extension ManagedObjectContext {
         } else {
             unpropagatedDeletes.append(object)
         }
+        noteContextChange()
     }
 
     /// Runs a deleted object's delete rules: Nullify and Cascade (Deny is checked when saving).
@@ -184,6 +186,7 @@ extension ManagedObjectContext {
                 context.noteSnapshotEvent(.undoUpdate, for: object)
             }
         }
+        if object.keyValueObservers != nil { object.reportChange(at: index, from: oldValue) }
     }
 
     /// Counts a saved object as updated, for a change that is not undone on its own (the inverse
@@ -196,6 +199,7 @@ extension ManagedObjectContext {
         } else if object.insertionAnnounced && !object.deletedFlag {
             pendingUpdated.insert(object)
         }
+        noteContextChange()
     }
 
     /// Ends the current undo step and tells observers what changed since the last time.
@@ -208,6 +212,7 @@ extension ManagedObjectContext {
         pendingInserted = []
         pendingUpdated = []
         pendingDeleted = []
+        noteContextChange()
         guard !changes.isEmpty else { return }
         post(.objectsDidChange, changes)
         // Once observers have seen the event (asking the objects what it changed), its values are

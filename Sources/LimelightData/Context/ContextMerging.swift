@@ -126,7 +126,7 @@ extension ManagedObjectContext {
             updatedSet.remove(object)
             deletedSet.remove(object)
             conflictCheckedObjects.remove(object)
-            refresh(object, mergeChanges: false)
+            refresh(object, mergeChanges: false, tellingObservers: false)
             unregister(object)
             retainedObjects?.remove(object)
             object.managedObjectContext = nil
@@ -136,6 +136,7 @@ extension ManagedObjectContext {
         for id in own(saved.inserted) where registry.object(for: id) == nil {
             changes.inserted.insert(object(with: id))
         }
+        noteContextChange()
         if !changes.isEmpty {
             post(.objectsDidChange, changes)
             NotificationCenter.default.post(name: Self.didMergeChangesObjectIDsNotification, object: self, userInfo: [

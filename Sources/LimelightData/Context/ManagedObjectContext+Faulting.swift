@@ -129,8 +129,19 @@ extension ManagedObjectContext {
     /// Turns an object back into a fault (dropping unsaved changes), or with `mergeChanges` reloads
     /// its saved values and keeps its unsaved ones on top.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        refresh(object, mergeChanges: mergeChanges, tellingObservers: true)
+    }
+
+    /// `refresh(_:mergeChanges:)`; without `tellingObservers` (an object leaving the context),
+    /// observers of its values hear nothing.
+    func refresh(_ object: ManagedObject, mergeChanges: Bool, tellingObservers: Bool) {
         // A new object has nothing to be refreshed from, except in a child, from its parent.
         guard object.managedObjectContext === self, !object.objectID.isTemporaryID || (parent != nil && !object.insertedFlag) else { return }
+        let before = tellingObservers ? object.valuesBeforeChange : nil
+        defer {
+            object.reportChanges(since: before)
+            noteContextChange()
+        }
         object.fetchedResults = [:]
         if mergeChanges, object.hasChanges, !object.faultFlag {
             let local = object.changedValues()

@@ -222,6 +222,7 @@ extension ManagedObjectContext {
         unfulfilledFaults = [:]
         assignedStores = [:]
         conflictCheckedObjects = []
+        noteContextChange()
     }
 
     /// Saves a new object into `store` rather than the first store that takes its entity, as Core
@@ -251,6 +252,8 @@ extension ManagedObjectContext {
             object.managedObjectContext = nil
         }
         let restored = updatedSet.union(deletedSet)
+        // Observers hear of the values put back once the context is settled.
+        let observed = restored.compactMap { object in object.valuesBeforeChange.map { (object, $0) } }
         for object in restored {
             if let committed = object.committedValues { object.values = committed }
             object.eventValues = nil
@@ -268,6 +271,8 @@ extension ManagedObjectContext {
         unfulfilledFaults = [:]
         undoManager?.removeAllActions()
         for object in restored { object.awake(fromSnapshotEvents: .rollback) }
+        for (object, before) in observed { object.reportChanges(since: before) }
+        noteContextChange()
     }
 
     /// Forgets every object; unsaved changes are lost. Incremental stores hear that the context

@@ -133,6 +133,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var snapshotEvents: [ObjectIdentifier: (object: ManagedObject, events: SnapshotEventType)] = [:]
     /// Changes announced with `willChangeValue(forKey:)` and not yet ended by `didChangeValue`.
     var openChanges: [OpenChange] = []
+    /// Observations of the context's own key paths (`observe(\.hasChanges)`); `nil` while there
+    /// are none, so that a change costs a check of it. Read for every object inserted, without
+    /// the run-time exclusivity check (no access overlaps another).
+    @exclusivity(unchecked) var contextObservers: ContextObservers?
     /// New objects given a store with `assign(_:to:)`, by temporary ID, until they are saved.
     var assignedStores: [ManagedObjectID: PersistentStore] = [:]
     /// What the context's objects hold to reach it.
@@ -281,19 +285,23 @@ public final class ManagedObjectContext: @unchecked Sendable {
             object.faultFlag = false
             object.awakeFromFetch()
         } else if !object.hasChanges {
+            let before = refreshing ? object.valuesBeforeChange : nil
             if refreshing {
                 object.values = row.values
                 object.fetchedResults = [:]
             }
             object.committedValues = row.values
             object.storeVersion = row.version
+            object.reportChanges(since: before)
         } else if refreshing {
+            let before = object.valuesBeforeChange
             let committed = object.committedValues
             for slot in object.values.indices where slot < row.values.count {
                 if committed.map({ StoredValue.same($0[slot], object.values[slot]) }) ?? false { object.values[slot] = row.values[slot] }
             }
             object.committedValues = row.values
             object.storeVersion = row.version
+            object.reportChanges(since: before)
         }
     }
 

@@ -29,8 +29,8 @@ extension ManagedObject {
         if faultFlag { managedObjectContext?.fireFault(self) }
     }
 
-    /// Ends what `willAccessValue(forKey:)` began. Nothing is left to do: Core Data's counterpart
-    /// serves key-value observing, which this framework does not have.
+    /// Ends what `willAccessValue(forKey:)` began. Nothing is left to do: observations here
+    /// (`observe(_:options:changeHandler:)`) are told of changes, not of reads.
     public func didAccessValue(forKey key: String?) {}
 
     /// Announces that the value of `key` is about to change through `setPrimitiveValue(_:forKey:)`;

@@ -58,8 +58,9 @@ extension ManagedObject {
         if let removed, !ids.contains(removed.objectID) { return true }
         // Undo of an unordered to-many undoes just this change, so filling a large one does not
         // copy its list for each object added; an ordered one's puts the list back, positions
-        // and all. The slot lets go of its list first, so the change is made in place.
-        let old: StoredValue? = relationship.isOrdered ? .toMany(.loaded(ids)) : nil
+        // and all. The slot lets go of its list first, so the change is made in place. An observed
+        // object keeps its old list too, for its observers (and its undo puts that back).
+        let old: StoredValue? = relationship.isOrdered || keyValueObservers != nil ? .toMany(.loaded(ids)) : nil
         values[index] = .null
         if let added { ids.insert(added.objectID) }
         if let removed { ids.remove(removed.objectID) }
@@ -106,16 +107,19 @@ extension ManagedObject {
         if relationship.isToMany {
             var ids = relatedIDsLoaded(relationship, at: index)
             guard !ids.contains(other.objectID) else { return }
+            let old = keyValueObservers == nil ? nil : values[index]
             values[index] = .null
             ids.insert(other.objectID)
             values[index] = .toMany(.loaded(ids))
             managedObjectContext?.markUpdated(self)
+            if let old { reportChange(at: index, from: old) }
         } else {
             if faultFlag { managedObjectContext?.fireFault(self) }
             let oldID = values[index].objectID
             guard oldID != other.objectID else { return }
             values[index] = .objectID(other.objectID)
             managedObjectContext?.markUpdated(self)
+            if keyValueObservers != nil { reportChange(at: index, from: oldID.map(StoredValue.objectID) ?? .null) }
             // A one-to-one or many-to-one move: the previous partner lets go of this object.
             if let oldID, let context = managedObjectContext, let back = relationship.inverseRelationship {
                 context.object(with: oldID).unlinkInverse(back, from: objectID)
@@ -129,15 +133,18 @@ extension ManagedObject {
             var ids = relatedIDsLoaded(relationship, at: index)
             guard ids.contains(otherID) else { return }
             // In place, as in `linkInverse`.
+            let old = keyValueObservers == nil ? nil : values[index]
             values[index] = .null
             ids.remove(otherID)
             values[index] = .toMany(.loaded(ids))
             managedObjectContext?.markUpdated(self)
+            if let old { reportChange(at: index, from: old) }
         } else {
             if faultFlag { managedObjectContext?.fireFault(self) }
             guard values[index].objectID == otherID else { return }
             values[index] = .null
             managedObjectContext?.markUpdated(self)
+            if keyValueObservers != nil { reportChange(at: index, from: .objectID(otherID)) }
         }
     }
 

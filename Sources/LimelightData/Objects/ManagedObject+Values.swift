@@ -279,8 +279,9 @@ extension ManagedObject {
     private func storeAttribute(_ stored: StoredValue, at index: Int, registerUndo: Bool) {
         // A new object's change that no undo manager records needs neither the old value nor a
         // comparison: nothing is told about it until its insertion has been announced (after
-        // that, observers hear of its changes as updates).
-        guard let context = managedObjectContext, !insertedFlag || insertionAnnounced || (registerUndo && context.undoManager != nil) else {
+        // that, observers hear of its changes as updates), unless someone observes its values.
+        guard let context = managedObjectContext,
+              !insertedFlag || insertionAnnounced || (registerUndo && context.undoManager != nil) || keyValueObservers != nil else {
             values[index] = stored
             return
         }

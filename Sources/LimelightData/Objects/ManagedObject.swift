@@ -71,6 +71,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// (a save, or `validateForInsert()`): `ManagedObject`'s own hooks then leave the rules to it.
     /// A flag of the object's, read for every value: the hooks are called for each of them.
     @exclusivity(unchecked) var isUnderValidation = false
+    /// The observations watching the object's values (`observe(_:options:changeHandler:)`);
+    /// `nil` while there are none, so a change to an object nobody observes costs a check of it.
+    @exclusivity(unchecked) var keyValueObservers: ObjectObservers?
 
     /// Creates an object of `entity`, inserted into `context` when one is given.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
