@@ -32,6 +32,12 @@ final class SQLiteConnection {
         sqlite3_extended_result_codes(db, 1)
     }
 
+    /// How long a statement waits for another connection's lock before giving up, in
+    /// milliseconds: 5 seconds unless the store's options say otherwise.
+    var busyTimeout: Int32 = 5000 {
+        didSet { sqlite3_busy_timeout(handle, busyTimeout) }
+    }
+
     deinit { close() }
 
     func close() {
@@ -47,7 +53,26 @@ final class SQLiteConnection {
     var lastError: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "closed" }
 
     func error(_ context: String) -> PersistenceError {
-        .store(path: path, reason: "\(context): \(lastError)")
+        .store(path: path, reason: "\(context): \(lastError)\(explanation.map { " (\($0))" } ?? "")")
+    }
+
+    /// What the last error means for whoever uses the store, for the errors whose message
+    /// alone does not say: a lock held elsewhere, a file that cannot be written, a damaged file.
+    private var explanation: String? {
+        guard let handle else { return nil }
+        switch sqlite3_extended_errcode(handle) & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            let seconds = String(format: "%g", Double(busyTimeout) / 1000)
+            return "another connection or process holds a lock on the store; gave up after waiting \(seconds) s (StoreOption.timeout)"
+        case SQLITE_READONLY:
+            return "the store's file, its folder or its -wal/-shm files cannot be written"
+        case SQLITE_CORRUPT, SQLITE_NOTADB:
+            return "the file is damaged or not a database"
+        case SQLITE_CANTOPEN:
+            return "the file or its folder cannot be opened"
+        default:
+            return nil
+        }
     }
 
     /// Runs SQL that returns no rows (may contain several statements).
