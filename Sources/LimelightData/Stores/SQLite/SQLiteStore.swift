@@ -177,11 +177,21 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     /// Refuses files that are not SQLite databases before SQLite touches them.
     static func checkHeader(_ path: String) throws {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            throw PersistenceError.store(path: path, reason: "a folder, not a store file")
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw PersistenceError.store(path: path, reason: "cannot read the file")
         }
         defer { try? handle.close() }
-        let header = handle.readData(ofLength: 16)
+        // The throwing read: the older `readData(ofLength:)` stops the process on a read error.
+        let header: Data
+        do {
+            header = try handle.read(upToCount: 16) ?? Data()
+        } catch {
+            throw PersistenceError.store(path: path, reason: "cannot read the file: \(error.localizedDescription)")
+        }
         if header.isEmpty { return }
         guard header.count == 16, header == Data("SQLite format 3\0".utf8) else {
             throw PersistenceError.store(path: path, reason: "not an SQLite database (bad file header)")
