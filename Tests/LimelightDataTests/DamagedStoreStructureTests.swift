@@ -120,6 +120,27 @@ import Testing
         #expect(try Data(contentsOf: url) == before)
     }
 
+    /// Positions of an ordered to-many that repeat (or are NULL, see `OrderedRelationshipTests`)
+    /// order by key among themselves; reordering writes fresh positions.
+    @Test func repeatedPositionsOfAnOrderedToManyReadInKeyOrder() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("albums.sqlite")
+        let ordered = OrderedRelationshipTests()
+        _ = try ordered.makeAlbum(try ordered.open(url))
+        try sqliteEdit(url, "UPDATE ZPHOTO SET Z_FOK_ALBUM = 3")
+        let byKey = try sqliteQuery(url, "SELECT ZNAME FROM ZPHOTO ORDER BY Z_PK")
+        let context = try ordered.open(url)
+        let album = try ordered.firstAlbum(context)
+        #expect(ordered.names(album, "photos") == byKey)
+        let photos = album.mutableOrderedSetValue(forKey: "photos")
+        photos.moveObjects(at: IndexSet(integer: photos.count - 1), to: 0)
+        try context.save()
+        let expected = [byKey[byKey.count - 1]] + byKey.dropLast()
+        #expect(try sqliteQuery(url, "SELECT ZNAME FROM ZPHOTO ORDER BY Z_FOK_ALBUM") == expected)
+        let reader = try ordered.open(url)
+        #expect(ordered.names(try ordered.firstAlbum(reader), "photos") == expected)
+    }
+
     /// A counter below the table's largest key (a store another program wrote): new objects take
     /// keys above every existing one, and the counter catches up.
     @Test func aKeyCounterBehindItsTableNeverReusesAKey() throws {
