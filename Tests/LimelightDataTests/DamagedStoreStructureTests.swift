@@ -165,6 +165,11 @@ import Testing
         ("DROP TABLE ZSHELF", "ZSHELF"),
         ("DELETE FROM Z_PRIMARYKEY WHERE Z_NAME = 'Shelf'", "Shelf"),
         ("ALTER TABLE ZITEM DROP COLUMN ZTITLE", "ZTITLE"),
+        // Remade by another tool without the key, so a row may have none or share one.
+        ("""
+         CREATE TABLE ZSHELF2 AS SELECT * FROM ZSHELF; DROP TABLE ZSHELF; ALTER TABLE ZSHELF2 RENAME TO ZSHELF;
+         INSERT INTO ZSHELF (Z_PK, Z_ENT, Z_OPT, ZLABEL) VALUES (NULL, 4, 1, 'keyless'), (1, 4, 1, 'twin')
+         """, "Z_PK is not its INTEGER PRIMARY KEY"),
     ])
     func missingOrDamagedTablesAreRefusedWhenOpeningAndTheFileIsLeftAlone(_ sql: String, _ named: String) throws {
         let folder = try TemporaryFolder()
