@@ -48,6 +48,9 @@ public enum PersistenceError: Error, CustomStringConvertible {
     /// policy, a policy's override that left the conflict in place, or a changed saved object
     /// taking another's values); nothing was written.
     case constraintConflict(entity: String, properties: [String], values: [String], objects: [ManagedObjectID])
+    /// The store holds a value or row its model and layout do not allow; `StoreDamage` names
+    /// the file, table, entity, row and column.
+    case damagedStore(StoreDamage)
 
     public var description: String {
         switch self {
@@ -62,6 +65,7 @@ public enum PersistenceError: Error, CustomStringConvertible {
         case .constraintConflict(let entity, let properties, let values, let objects):
             return "uniqueness constraint of \(entity) (\(properties.joined(separator: ", "))): \(values.joined(separator: ", ")) is held by "
                 + objects.map(\.uriString).joined(separator: " and ")
+        case .damagedStore(let damage): return damage.description
         }
     }
 }

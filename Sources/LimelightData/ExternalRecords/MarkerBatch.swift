@@ -82,7 +82,7 @@ struct MarkerBatch {
                 (SELECT Z_OBJECT FROM \(MarkerJournal.table) WHERE Z_PK BETWEEN ? AND ? AND Z_ENT IN (\(entityList)))
                 """
             try db.query(sql, [.integer(first), .integer(last)]) { statement in
-                guard let row = store.decode(statement, table: table, layouts: &layouts) else { return }
+                let row = try store.decode(statement, table: table, layouts: &layouts)
                 rows[ObjectKey(entity: store.schema.number(of: row.id.entity), pk: sqlite3_column_int64(statement, 0))] = row
             }
         }

@@ -31,11 +31,11 @@ struct DictionaryRowTemplate {
 
     /// A row whose value for key number `column` is `value(column)`; a nil value leaves its key out.
     @inline(__always)
-    func row(_ value: (Int) -> Any?) -> [String: Any] {
+    func row<Failure: Error>(_ value: (Int) throws(Failure) -> Any?) throws(Failure) -> [String: Any] {
         var row = template
         var absent: [Int] = []
         for column in slots.indices {
-            if let value = value(column) { row.values[slots[column]] = value } else { absent.append(column) }
+            if let value = try value(column) { row.values[slots[column]] = value } else { absent.append(column) }
         }
         // Removing a key moves others, so absent keys go once every index has been used.
         for column in absent { row.removeValue(forKey: keys[column]) }

@@ -53,13 +53,22 @@ struct SQLiteCompositeColumns {
     var columns: [String] { leaves.map(\.column) }
 
     /// The composite's value in the current row of `statement`.
-    func value(_ statement: OpaquePointer, external: ExternalBinaryData) -> StoredValue {
+    func value(_ statement: OpaquePointer, external: ExternalBinaryData) throws(SQLiteValueMapping.Mismatch) -> StoredValue {
         var values: [Any?] = []
         values.reserveCapacity(leaves.count)
         for (leaf, column) in zip(leaves, positions) {
             let type = leaf.attribute.attributeType
-            values.append((SQLiteValueMapping.commonValue(statement, column: column, type: type)
-                ?? SQLiteValueMapping.otherValue(statement, column: column, external: external, attribute: leaf.attribute)).value)
+            if let common = SQLiteValueMapping.commonValue(statement, column: column, type: type) {
+                values.append(common.value)
+                continue
+            }
+            do {
+                values.append(try SQLiteValueMapping.otherValue(statement, column: column, external: external, attribute: leaf.attribute).value)
+            } catch {
+                var named = error
+                named.column = leaf.column
+                throw named
+            }
         }
         return value(leaves: values)
     }

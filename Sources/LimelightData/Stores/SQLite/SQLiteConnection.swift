@@ -19,17 +19,60 @@ final class SQLiteConnection {
     init(path: String, readOnly: Bool) throws {
         self.path = path
         let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        handle = try Self.open(path, flags: flags)
+        if readOnly, !Self.canRead(handle) { try reopenImmutable() }
+    }
+
+    private static func open(_ name: String, flags: Int32) throws -> OpaquePointer? {
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
-        handle = db
+        let rc = sqlite3_open_v2(name, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard rc == SQLITE_OK else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close(db)
-            handle = nil
-            throw PersistenceError.store(path: path, reason: message)
+            throw PersistenceError.store(path: name, reason: message)
         }
         sqlite3_busy_timeout(db, 5000)
         sqlite3_extended_result_codes(db, 1)
+        return db
+    }
+
+    /// Whether the schema can be read: a WAL store needs its `-shm` file, which a read-only
+    /// folder without one cannot give it (SQLite then reports it cannot open or write the file).
+    private static func canRead(_ db: OpaquePointer?) -> Bool {
+        let rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nil, nil, nil)
+        let primary = sqlite3_extended_errcode(db) & 0xFF
+        return rc == SQLITE_OK || (primary != SQLITE_CANTOPEN && primary != SQLITE_READONLY)
+    }
+
+    /// Opens a store that cannot be read in place (WAL, in a read-only folder, no `-shm`) as an
+    /// immutable file: nobody can be writing it, since nobody can make its `-wal` there. With
+    /// changes left in a `-wal` that would mean reading without them, so that is refused instead.
+    private func reopenImmutable() throws {
+        let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        guard wal == 0 else {
+            close()
+            throw PersistenceError.store(path: path, reason: "the store's newest changes are in its -wal file, which cannot be read "
+                + "without a -shm file beside it, and the folder cannot be written to make one: copy the store with its -wal and -shm, "
+                + "or into a folder that can be written")
+        }
+        close()
+        var escaped = ""
+        for character in path {
+            switch character {
+            case "%": escaped += "%25"
+            case "?": escaped += "%3F"
+            case "#": escaped += "%23"
+            default: escaped.append(character)
+            }
+        }
+        handle = try Self.open("file:\(escaped)?immutable=1", flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
+        guard Self.canRead(handle) else { throw error("reading the store") }
+    }
+
+    /// How long a statement waits for another connection's lock before giving up, in
+    /// milliseconds: 5 seconds unless the store's options say otherwise.
+    var busyTimeout: Int32 = 5000 {
+        didSet { sqlite3_busy_timeout(handle, busyTimeout) }
     }
 
     deinit { close() }
@@ -47,7 +90,26 @@ final class SQLiteConnection {
     var lastError: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "closed" }
 
     func error(_ context: String) -> PersistenceError {
-        .store(path: path, reason: "\(context): \(lastError)")
+        .store(path: path, reason: "\(context): \(lastError)\(explanation.map { " (\($0))" } ?? "")")
+    }
+
+    /// What the last error means for whoever uses the store, for the errors whose message
+    /// alone does not say: a lock held elsewhere, a file that cannot be written, a damaged file.
+    private var explanation: String? {
+        guard let handle else { return nil }
+        switch sqlite3_extended_errcode(handle) & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            let seconds = String(format: "%g", Double(busyTimeout) / 1000)
+            return "another connection or process holds a lock on the store; gave up after waiting \(seconds) s (StoreOption.timeout)"
+        case SQLITE_READONLY:
+            return "the store's file, its folder or its -wal/-shm files cannot be written"
+        case SQLITE_CORRUPT, SQLITE_NOTADB:
+            return "the file is damaged or not a database"
+        case SQLITE_CANTOPEN:
+            return "the file or its folder cannot be opened"
+        default:
+            return nil
+        }
     }
 
     /// Runs SQL that returns no rows (may contain several statements).

@@ -1,5 +1,4 @@
 import Foundation
-import CSQLite
 
 /// The store options that set up an SQLite connection: the lock timeout, the application's
 /// pragmas, and the one-off `ANALYZE` and `VACUUM` when the store is added.
@@ -10,7 +9,7 @@ enum SQLiteConnectionOptions {
         guard let seconds = number(value), seconds >= 0, seconds.isFinite else {
             throw PersistenceError.invalidRequest("\(path): StoreOption.timeout takes a number of seconds, not \(value)")
         }
-        sqlite3_busy_timeout(connection.handle, Int32(clamping: Int64((seconds * 1000).rounded())))
+        connection.busyTimeout = Int32(clamping: Int64((seconds * 1000).rounded()))
     }
 
     /// Runs the application's pragmas (`StoreOption.sqlitePragmas`), in name order, on `connection`.

@@ -74,6 +74,9 @@ enum SQLiteSchemaCheck {
                 if column.range(of: #"^Z\d+_"#, options: .regularExpression) != nil { continue }
                 differences.append("table \(table.name) has no column \(column)")
             }
+            if try !hasIntegerKey(table.name, connection: connection) {
+                differences.append("table \(table.name): Z_PK is not its INTEGER PRIMARY KEY, so rows could share a key or have none")
+            }
         }
         for join in schema.joinTables {
             let existing = try columns(of: join.name, connection: connection)
@@ -110,6 +113,16 @@ enum SQLiteSchemaCheck {
     }
 
     /// The columns of `table`, in the database `schema` names (`main`, or an attached one).
+    /// Whether `Z_PK` is the table's one INTEGER PRIMARY KEY (its rowid), as in every table Core
+    /// Data makes: only then is every row's key present and its own.
+    private static func hasIntegerKey(_ table: String, connection: SQLiteConnection) throws -> Bool {
+        var keys: [(name: String, type: String)] = []
+        try connection.query("SELECT name, upper(type) FROM pragma_table_info(?, 'main') WHERE pk > 0", [.text(table)]) { row in
+            keys.append((sqlite3_column_text(row, 0).map { String(cString: $0) } ?? "", sqlite3_column_text(row, 1).map { String(cString: $0) } ?? ""))
+        }
+        return keys.count == 1 && keys[0].name == "Z_PK" && keys[0].type == "INTEGER"
+    }
+
     static func columns(of table: String, schema: String = "main", connection: SQLiteConnection) throws -> Set<String> {
         var result: Set<String> = []
         try connection.query("SELECT name FROM pragma_table_info(?, ?)", [.text(table), .text(schema)]) { row in

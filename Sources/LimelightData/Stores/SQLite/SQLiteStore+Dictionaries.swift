@@ -130,8 +130,8 @@ extension SQLiteStore {
             throw PersistenceError.invalidRequest("a dictionary fetch of \(fetch.entity.name) names a result key twice")
         }
         try db().query(sql, bindings) { statement in
-            results.append(template.row { column in
-                value(column, readers: readers, attributes: attributes, composites: composites, statement: statement, schema: schema)
+            results.append(try template.row { column throws(PersistenceError) in
+                try value(column, readers: readers, attributes: attributes, composites: composites, statement: statement, schema: schema)
             })
         }
         return results
@@ -174,7 +174,7 @@ extension SQLiteStore {
     /// when it is needed, since reading it from the array retains and releases it.
     @inline(__always)
     private func value(_ column: Int, readers: [ColumnReader], attributes: [AttributeDescription?],
-                       composites: [SQLiteCompositeColumns?], statement: OpaquePointer, schema: SQLiteSchema) -> Any? {
+                       composites: [SQLiteCompositeColumns?], statement: OpaquePointer, schema: SQLiteSchema) throws(PersistenceError) -> Any? {
         switch readers[column] {
         case .objectID(let position):
             guard sqlite3_column_type(statement, position) != SQLITE_NULL,
@@ -185,11 +185,26 @@ extension SQLiteStore {
             // objects reads them; the others through `SQLiteValue`.
             if let common = SQLiteValueMapping.commonValue(statement, column: position, type: type) { return common.value }
             guard let attribute = attributes[column] else { return nil }
-            return SQLiteValueMapping.swiftValue(SQLiteValue(statement: statement, column: position), for: attribute, external: externalBinaryData)
+            let stored = SQLiteValue(statement: statement, column: position)
+            do {
+                return try SQLiteValueMapping.swiftValue(stored, for: attribute, external: externalBinaryData)
+            } catch {
+                // An expression's result (an average asked for as an integer) is SQLite's own
+                // value; only a model attribute's column can be damaged.
+                guard let entity = attribute.entity, let table = schema.table(for: entity) else { return Self.plainValue(stored) }
+                throw damage(table, entity: entity, column: schema.column(for: attribute), reason: error.reason)
+            }
         case .plain(let position):
             return Self.plainValue(SQLiteValue(statement: statement, column: position))
         case .composite:
-            return composites[column]?.value(statement, external: externalBinaryData).value
+            guard let composite = composites[column] else { return nil }
+            do {
+                return try composite.value(statement, external: externalBinaryData).value
+            } catch {
+                let entity = composite.composite.entity
+                guard let entity, let table = schema.table(for: entity) else { return nil }
+                throw damage(table, entity: entity, column: error.column, reason: error.reason)
+            }
         }
     }
 

@@ -2,114 +2,8 @@ import Foundation
 import CSQLite
 
 extension SQLiteStore {
-    /// Where each of an entity's properties is in a `SELECT *`-style row of its table. A class:
-    /// every row takes its entity's layout, one reference rather than one per array it holds.
-    final class RowLayout {
-        /// Slots carry plain numbers, so reading one for every value of every row copies no
-        /// reference; the property itself is in `properties` when a rarer path needs it.
-        enum Slot {
-            case attribute(column: Int32, type: AttributeType)
-            case toOne(column: Int32, typeColumn: Int32?)
-            case toMany
-            /// Not in the row, or a composite attribute (read after the loop, from `composites`).
-            case none
-        }
-        let slots: [Slot]
-        let properties: [PropertyDescription]
-        /// The composite attributes' slots and columns, read apart so the loop over slots is
-        /// the same with composites or without.
-        let composites: [(slot: Int, columns: SQLiteCompositeColumns)]
-
-        init(slots: [Slot], properties: [PropertyDescription], composites: [(slot: Int, columns: SQLiteCompositeColumns)]) {
-            (self.slots, self.properties, self.composites) = (slots, properties, composites)
-        }
-    }
-
-    func layout(for entity: EntityDescription, table: SQLiteSchema.Table) -> RowLayout {
-        var composites: [(slot: Int, columns: SQLiteCompositeColumns)] = []
-        let slots: [RowLayout.Slot] = entity.properties.enumerated().map { index, property in
-            if let composite = property as? CompositeAttributeDescription {
-                if SQLiteSchema.isStoredInRow(composite), let columns = SQLiteCompositeColumns(composite, table: table, offset: 3) {
-                    composites.append((index, columns))
-                }
-                return .none
-            }
-            if let relationship = property as? RelationshipDescription {
-                if relationship.isToMany { return .toMany }
-                guard let position = table.columnIndex[schema.column(for: relationship)] else { return .none }
-                let typeColumn = schema.typeColumn(for: relationship).flatMap { table.columnIndex[$0] }.map { Int32($0 + 3) }
-                return .toOne(column: Int32(position + 3), typeColumn: typeColumn)
-            }
-            guard let attribute = property as? AttributeDescription, SQLiteSchema.isStoredInRow(attribute),
-                  let position = table.columnIndex[schema.column(for: attribute)] else { return .none }
-            return .attribute(column: Int32(position + 3), type: attribute.attributeType)
-        }
-        return RowLayout(slots: slots, properties: entity.properties, composites: composites)
-    }
-
     func selectList(_ table: SQLiteSchema.Table, alias: String = "t0") -> String {
         (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns).map { "\(alias).\($0)" }.joined(separator: ", ")
-    }
-
-    /// The layouts one fetch decodes with, and the last one used: rows of one entity follow each
-    /// other, so most rows need no lookup at all.
-    struct RowLayouts {
-        var byNumber: [Int: (entity: EntityDescription, layout: RowLayout)] = [:]
-        var last: (number: Int, entity: EntityDescription, layout: RowLayout)?
-    }
-
-    func decode(_ statement: OpaquePointer, table: SQLiteSchema.Table, layouts: inout RowLayouts) -> StoreRow? {
-        let pk = sqlite3_column_int64(statement, 0)
-        let number = Int(sqlite3_column_int64(statement, 1))
-        let entity: EntityDescription, layout: RowLayout
-        if let last = layouts.last, last.number == number {
-            (entity, layout) = (last.entity, last.layout)
-        } else if let known = layouts.byNumber[number] {
-            (entity, layout) = known
-            layouts.last = (number, entity, layout)
-        } else {
-            guard let found = schema.entitiesByNumber[number] else { return nil }
-            (entity, layout) = (found, self.layout(for: found, table: table))
-            layouts.byNumber[number] = (entity, layout)
-            layouts.last = (number, entity, layout)
-        }
-        // Each slot is written once (no nil first, then the value); the common attribute values
-        // without a call or a reference taken per value, the property looked at only for the rest.
-        // The array is reserved and appended to rather than made with `unsafeUninitializedCapacity`:
-        // that one allocates through the standard library's unspecialised code, which looked up
-        // the array's generic metadata in the runtime's table for every row (about 300 instructions).
-        var values: [StoredValue] = []
-        values.reserveCapacity(layout.slots.count)
-        layout.slots.withUnsafeBufferPointer { slots in
-            for index in slots.indices {
-                switch slots[index] {
-                case .attribute(let column, let type):
-                    values.append(SQLiteValueMapping.commonValue(statement, column: column, type: type)
-                        ?? SQLiteValueMapping.otherValue(statement, column: column, external: externalBinaryData,
-                                                         attribute: layout.properties[index] as? AttributeDescription))
-                case .toOne(let column, let typeColumn):
-                    values.append(toOneValue(statement, column: column, typeColumn: typeColumn, property: layout.properties[index]))
-                case .toMany:
-                    values.append(.toMany(.fault))
-                case .none:
-                    values.append(.null)
-                }
-            }
-        }
-        for (slot, columns) in layout.composites { values[slot] = columns.value(statement, external: externalBinaryData) }
-        return StoreRow(id: objectID(entity: entity, primaryKey: pk), version: sqlite3_column_int64(statement, 2), values: values)
-    }
-
-    /// A to-one's destination ID from its foreign key (and entity column, for a destination with
-    /// sub-entities).
-    private func toOneValue(_ statement: OpaquePointer, column: Int32, typeColumn: Int32?, property: PropertyDescription) -> StoredValue {
-        guard sqlite3_column_type(statement, column) != SQLITE_NULL,
-              var destination = (property as? RelationshipDescription)?.destinationEntity else { return .null }
-        if let typeColumn, sqlite3_column_type(statement, typeColumn) != SQLITE_NULL,
-           let actual = schema.entitiesByNumber[Int(sqlite3_column_int64(statement, typeColumn))] {
-            destination = actual
-        }
-        return .objectID(objectID(entity: destination, primaryKey: sqlite3_column_int64(statement, column)))
     }
 
     func entityFilter(_ entities: [EntityDescription], table: SQLiteSchema.Table) -> String? {
@@ -186,13 +80,13 @@ extension SQLiteStore {
         var layouts = RowLayouts()
         if statement.sortsInSQL {
             try db().query(statement.sql, statement.bindings) { row in
-                if let decoded = decode(row, table: table, layouts: &layouts) { try body(decoded) }
+                try body(try decode(row, table: table, layouts: &layouts))
             }
             return
         }
         var rows: [StoreRow] = []
         try db().query(statement.sql, statement.bindings) { row in
-            if let decoded = decode(row, table: table, layouts: &layouts) { rows.append(decoded) }
+            rows.append(try decode(row, table: table, layouts: &layouts))
         }
         for row in try sortInMemory(rows, fetch: fetch) { try body(row) }
     }
@@ -214,12 +108,17 @@ extension SQLiteStore {
         try db().query(statement.sql, statement.bindings) { row in
             let number = sqlite3_column_int64(row, 1)
             if number != lastNumber {
-                lastEntity = entities[Int(number)]
+                lastEntity = entities[Int(number)].flatMap { $0.rootIdentity == table.root.rootIdentity ? $0 : nil }
                 lastNumber = number
             }
-            if let entity = lastEntity {
-                ids.append(ManagedObjectID(entity: entity, store: reference, primaryKey: sqlite3_column_int64(row, 0)))
+            // A row of no entity of this table, or without an integer key, is read whole to be
+            // refused with its place named.
+            guard let entity = lastEntity, sqlite3_column_type(row, 0) == SQLITE_INTEGER, sqlite3_column_type(row, 1) == SQLITE_INTEGER else {
+                var layouts = RowLayouts()
+                _ = try rowEntity(row, table: table, layouts: &layouts)
+                return
             }
+            ids.append(ManagedObjectID(entity: entity, store: reference, primaryKey: sqlite3_column_int64(row, 0)))
         }
         return ids
     }
@@ -305,7 +204,7 @@ extension SQLiteStore {
                 let sql = rowsByKeySQL(table, placeholders: placeholders)
                 let bindings = keys.map { SQLiteValue.integer($0) } + Array(repeating: .integer(last), count: placeholders - keys.count)
                 try db.query(sql, bindings) { statement in
-                    if let row = decode(statement, table: table, layouts: &layouts) { try body(row) }
+                    try body(try decode(statement, table: table, layouts: &layouts))
                 }
             }
         }

@@ -76,7 +76,9 @@ extension SQLiteStore {
                 var kept: [String: Any] = [:]
                 for (index, attribute) in SQLiteHistoryLayout.tombstoneAttributes(of: entity).enumerated() where index < tombstoneCount {
                     let value = SQLiteValue(statement: row, column: Int32(6 + index))
-                    if let swift = SQLiteValueMapping.swiftValue(value, for: attribute, external: externalBinaryData) { kept[attribute.name] = swift }
+                    // A tombstone keeps what it can: a damaged value is left out rather than
+                    // hiding the whole change.
+                    if let swift = try? SQLiteValueMapping.swiftValue(value, for: attribute, external: externalBinaryData) { kept[attribute.name] = swift }
                 }
                 tombstone = kept
             }

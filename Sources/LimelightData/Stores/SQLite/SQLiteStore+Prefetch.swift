@@ -22,7 +22,8 @@ extension SQLiteStore {
             let order = memberOrder(relationship, alias: schema.joinTable(for: relationship) == nil ? "t0" : "j", key: "t0.Z_PK")
             let sql = "SELECT \(selectList(table)), \(source.owner) FROM \(source.from) WHERE \(source.owner) IN (\(list)) ORDER BY \(order)"
             try db.query(sql, cached: false) { statement in
-                guard let row = decode(statement, table: table, layouts: &layouts), row.id.entity.isKind(of: destination),
+                let row = try decode(statement, table: table, layouts: &layouts)
+                guard row.id.entity.isKind(of: destination),
                       let owner = ownersByKey[sqlite3_column_int64(statement, ownerColumn)] else { return }
                 related[owner, default: []].append(row.id)
                 if seen.insert(row.id).inserted { rows.append(row) }
@@ -40,7 +41,8 @@ extension SQLiteStore {
         let sql = "SELECT \(selectList(table)) FROM \(source.from) WHERE \(source.owner) = ?"
         var layouts = RowLayouts()
         try db().query(sql, [.integer(pk)]) { statement in
-            if let row = decode(statement, table: table, layouts: &layouts), row.id.entity.isKind(of: destination) { try body(row) }
+            let row = try decode(statement, table: table, layouts: &layouts)
+            if row.id.entity.isKind(of: destination) { try body(row) }
         }
     }
 

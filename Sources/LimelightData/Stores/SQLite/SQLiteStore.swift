@@ -85,15 +85,17 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         self.connection = connection
         do {
             try SQLiteConnectionOptions.applyTimeout(options, to: connection, path: path)
-            if !isReadOnly { try connection.execute("PRAGMA journal_mode=WAL") }
-            // The application's pragmas come after the store's own, so they have the last word.
-            try SQLiteConnectionOptions.applyPragmas(options, to: connection, path: path)
+            // The file is known to be a store (or empty) before anything is written to it: the
+            // journal mode is kept in the file's header, so switching it changes the file.
             let hasTables = try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'Z_PRIMARYKEY'") ?? 0
             if hasTables == 0 {
                 guard !isReadOnly else { throw PersistenceError.store(path: path, reason: "not a Core Data store (no Z_PRIMARYKEY table)") }
+                try refuseForeignTables(connection)
+                try setUpJournal(connection)
                 try create(connection)
             } else {
                 try open(connection)
+                if !isReadOnly { try setUpJournal(connection) }
             }
             if !isReadOnly, try keepsHistory() { saveParticipants.append(SQLiteHistoryRecorder()) }
             if !isReadOnly { try SQLiteConnectionOptions.runMaintenance(options, on: connection) }
@@ -106,6 +108,24 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
             self.connection = nil
             throw error
         }
+    }
+
+    /// WAL, as Core Data keeps its stores, then the application's pragmas, which have the last word.
+    private func setUpJournal(_ connection: SQLiteConnection) throws {
+        try connection.execute("PRAGMA journal_mode=WAL")
+        try SQLiteConnectionOptions.applyPragmas(options, to: connection, path: path)
+    }
+
+    /// A database with tables but none of Core Data's is another program's: its tables are
+    /// not joined by a store's (Core Data refuses such a file too).
+    private func refuseForeignTables(_ connection: SQLiteConnection) throws {
+        var names: [String] = []
+        try connection.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name") { row in
+            if case .text(let name) = SQLiteValue(statement: row, column: 0) { names.append(name) }
+        }
+        guard !names.isEmpty else { return }
+        let listed = names.prefix(5).joined(separator: ", ") + (names.count > 5 ? ", …" : "")
+        throw PersistenceError.store(path: path, reason: "an SQLite database but not a Core Data store: it has tables (\(listed)) and no Z_PRIMARYKEY; it was left unchanged")
     }
 
     /// Whether saves record persistent history: when asked to, or when the store already has it.
@@ -157,11 +177,21 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     /// Refuses files that are not SQLite databases before SQLite touches them.
     static func checkHeader(_ path: String) throws {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            throw PersistenceError.store(path: path, reason: "a folder, not a store file")
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw PersistenceError.store(path: path, reason: "cannot read the file")
         }
         defer { try? handle.close() }
-        let header = handle.readData(ofLength: 16)
+        // The throwing read: the older `readData(ofLength:)` stops the process on a read error.
+        let header: Data
+        do {
+            header = try handle.read(upToCount: 16) ?? Data()
+        } catch {
+            throw PersistenceError.store(path: path, reason: "cannot read the file: \(error.localizedDescription)")
+        }
         if header.isEmpty { return }
         guard header.count == 16, header == Data("SQLite format 3\0".utf8) else {
             throw PersistenceError.store(path: path, reason: "not an SQLite database (bad file header)")

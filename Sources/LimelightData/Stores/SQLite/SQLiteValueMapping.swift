@@ -88,8 +88,14 @@ enum SQLiteValueMapping {
         if storage == SQLITE_NULL { return .null }
         switch (type, storage) {
         case (.integer64, SQLITE_INTEGER): return .int64(sqlite3_value_int64(value))
-        case (.integer32, SQLITE_INTEGER): return .int32(Int32(truncatingIfNeeded: sqlite3_value_int64(value)))
-        case (.integer16, SQLITE_INTEGER): return .int16(Int16(truncatingIfNeeded: sqlite3_value_int64(value)))
+        // A number too large for a narrow attribute is no common value: `otherValue` refuses it
+        // rather than keeping its low bits.
+        case (.integer32, SQLITE_INTEGER):
+            guard let int = Int32(exactly: sqlite3_value_int64(value)) else { return nil }
+            return .int32(int)
+        case (.integer16, SQLITE_INTEGER):
+            guard let int = Int16(exactly: sqlite3_value_int64(value)) else { return nil }
+            return .int16(int)
         case (.boolean, SQLITE_INTEGER): return .bool(sqlite3_value_int64(value) != 0)
         case (.double, SQLITE_FLOAT): return .double(sqlite3_value_double(value))
         case (.date, SQLITE_FLOAT): return .date(Date(timeIntervalSinceReferenceDate: sqlite3_value_double(value)))
@@ -104,76 +110,142 @@ enum SQLiteValueMapping {
         }
     }
 
-    /// Column `column` of the current row as `attribute`'s value when `commonValue` has none: through
-    /// `SQLiteValue`, with `external` finding the files that values stored outside the row name.
-    static func otherValue(_ statement: OpaquePointer, column: Int32, external: ExternalBinaryData,
-                           attribute: AttributeDescription?) -> StoredValue {
-        guard let attribute else { return .null }
-        return StoredValue(swiftValue(SQLiteValue(statement: statement, column: column), for: attribute, external: external))
+    /// A column value that its attribute cannot take: the reason, without the place (the caller,
+    /// which knows the row, adds that).
+    struct Mismatch: Error {
+        var reason: String
+        /// The column, once a caller that knows it adds it.
+        var column: String?
     }
 
-    static func swiftValue(_ value: SQLiteValue, for attribute: AttributeDescription, external: ExternalBinaryData) -> Any? {
+    /// Column `column` of the current row as `attribute`'s value when `commonValue` has none: through
+    /// `SQLiteValue`, with `external` finding the files that values stored outside the row name.
+    /// Throws `Mismatch` for a value of a storage class or range the attribute cannot take.
+    static func otherValue(_ statement: OpaquePointer, column: Int32, external: ExternalBinaryData,
+                           attribute: AttributeDescription?) throws(Mismatch) -> StoredValue {
+        guard let attribute else { return .null }
+        return StoredValue(try swiftValue(SQLiteValue(statement: statement, column: column), for: attribute, external: external))
+    }
+
+    static func swiftValue(_ value: SQLiteValue, for attribute: AttributeDescription, external: ExternalBinaryData) throws(Mismatch) -> Any? {
         if case .null = value { return nil }
         if attribute.allowsExternalBinaryDataStorage, attribute.attributeType == .binaryData || attribute.attributeType == .transformable,
            case .blob(let blob) = value {
+            // A reference whose file is gone reads as nil and keeps its reference (see
+            // `ExternalBinaryData.decode`): the bytes may come back with the folder.
             guard let data = external.decode(blob) else { return nil }
-            return swiftValue(.blob(data), forStored: attribute)
+            return try swiftValue(.blob(data), forStored: attribute)
         }
-        return swiftValue(value, forStored: attribute)
+        return try swiftValue(value, forStored: attribute)
     }
 
     /// A column value, as the attribute's Swift value, once any external-storage marker is gone.
-    private static func swiftValue(_ value: SQLiteValue, forStored attribute: AttributeDescription) -> Any? {
-        switch attribute.attributeType {
-        case .integer16: if let int = integer(value) { return Int16(truncatingIfNeeded: int) }
-        case .integer32: if let int = integer(value) { return Int32(truncatingIfNeeded: int) }
-        case .integer64: return integer(value)
-        case .boolean: return integer(value).map { $0 != 0 }
-        case .double: return double(value)
-        case .float: return double(value).map { Float($0) }
+    /// SQLite lets any column hold any storage class; a value is converted only when nothing is
+    /// lost (an integer written as text, a whole number as a real, text as a string's bytes), and
+    /// refused otherwise, so a save never writes back something other than what was read.
+    private static func swiftValue(_ value: SQLiteValue, forStored attribute: AttributeDescription) throws(Mismatch) -> Any? {
+        let type = attribute.attributeType
+        switch type {
+        case .integer16:
+            guard let int = integer(value).flatMap({ Int16(exactly: $0) }) else { throw mismatch(value, "an Integer 16") }
+            return int
+        case .integer32:
+            guard let int = integer(value).flatMap({ Int32(exactly: $0) }) else { throw mismatch(value, "an Integer 32") }
+            return int
+        case .integer64:
+            guard let int = integer(value) else { throw mismatch(value, "an Integer 64") }
+            return int
+        case .boolean:
+            // Any number but 0 is true, as Core Data's NSNumber reads it.
+            guard let int = integer(value) else { throw mismatch(value, "a Boolean") }
+            return int != 0
+        case .double:
+            guard let double = double(value) else { throw mismatch(value, "a Double") }
+            return double
+        case .float:
+            guard let double = double(value) else { throw mismatch(value, "a Float") }
+            return Float(double)
         case .decimal:
+            let decimal: Decimal?
             switch value {
-            case .text(let text): return Decimal(string: text)
-            case .integer(let int): return Decimal(int)
-            case .real(let real): return Decimal(real)
-            default: return nil
+            case .text(let text): decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+            case .integer(let int): decimal = Decimal(int)
+            case .real(let real): decimal = real.isFinite ? Decimal(real) : nil
+            default: decimal = nil
             }
+            guard let decimal else { throw mismatch(value, "a Decimal") }
+            return decimal
         case .string, .uri:
             let text: String
             switch value {
             case .text(let t): text = t
             case .integer(let i): text = String(i)
             case .real(let r): text = String(r)
-            case .blob(let b): text = String(decoding: b, as: UTF8.self)
+            case .blob(let bytes):
+                // Bytes that are UTF-8 are the text SQLite would give; others would come back
+                // changed (replacement characters) and be written so by the next save.
+                guard let decoded = String(bytes: bytes, encoding: .utf8) else { throw mismatch(value, "a String (not UTF-8)") }
+                text = decoded
             case .null: return nil
             }
-            return attribute.attributeType == .uri ? URL(string: text) : text
-        case .date: return double(value).map { Date(timeIntervalSinceReferenceDate: $0) }
-        case .binaryData: if case .blob(let data) = value { return data }
+            guard type == .uri else { return text }
+            guard let url = URL(string: text) else { throw mismatch(value, "a URI") }
+            return url
+        case .date:
+            guard let seconds = double(value), seconds.isFinite else { throw mismatch(value, "a Date (seconds since 2001)") }
+            return Date(timeIntervalSinceReferenceDate: seconds)
+        case .binaryData:
+            switch value {
+            case .blob(let data): return data
+            case .text(let text): return Data(text.utf8)
+            default: throw mismatch(value, "Binary Data")
+            }
         case .uuid:
             if case .blob(let data) = value, data.count == 16 {
                 let b = [UInt8](data)
                 return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
             }
-            if case .text(let text) = value { return UUID(uuidString: text) }
+            if case .text(let text) = value, let uuid = UUID(uuidString: text) { return uuid }
+            throw mismatch(value, "a UUID (16 bytes)")
         case .objectID:
-            if case .text(let text) = value { return URL(string: text) }
+            guard case .text(let text) = value, let url = URL(string: text) else { throw mismatch(value, "an object ID URI") }
+            return url
         case .transformable, .undefined:
-            guard case .blob(let data) = value else { return nil }
-            if let transformer = ValueTransformerRegistry.shared.transformer(for: attribute.valueTransformerName) {
-                return try? transformer.decode(data)
+            guard case .blob(let data) = value else { throw mismatch(value, "a transformable value (bytes)") }
+            guard let transformer = ValueTransformerRegistry.shared.transformer(for: attribute.valueTransformerName) else { return data }
+            do {
+                return try transformer.decode(data)
+            } catch {
+                throw Mismatch(reason: "\(describe(value)) could not be decoded by \(attribute.valueTransformerName ?? "the default transformer"): \(error)")
             }
-            return data
         case .composite:
             return nil
         }
-        return nil
+    }
+
+    private static func mismatch(_ value: SQLiteValue, _ expected: String) -> Mismatch {
+        Mismatch(reason: "\(describe(value)) is not \(expected) value")
+    }
+
+    /// A value as a person checking the file would see it: its storage class and, when short, itself.
+    static func describe(_ value: SQLiteValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let int): return "INTEGER \(int)"
+        case .real(let real): return "REAL \(real)"
+        case .text(let text): return text.count <= 40 ? "TEXT '\(text)'" : "TEXT of \(text.utf8.count) bytes"
+        case .blob(let bytes):
+            let hex = bytes.prefix(16).map { String(format: "%02X", $0) }.joined()
+            return "BLOB of \(bytes.count) bytes (X'\(hex)\(bytes.count > 16 ? "…" : "")')"
+        }
     }
 
     static func integer(_ value: SQLiteValue) -> Int64? {
         switch value {
         case .integer(let v): return v
-        case .real(let v): return Int64(exactly: v.rounded())
+        // Only a whole number within range: `Int64(exactly:)` is nil for fractions, NaN and
+        // anything beyond 2^63.
+        case .real(let v): return Int64(exactly: v)
         case .text(let t): return Int64(t)
         default: return nil
         }
