@@ -36,7 +36,8 @@ struct SwiftTypeMapping {
     private static let modules: [String: String] = [
         "Int16": "Swift", "Int32": "Swift", "Int64": "Swift", "Double": "Swift", "Float": "Swift", "Bool": "Swift",
         "String": "Swift", "Set": "Swift", "Any": "Swift", "Date": "Foundation", "Data": "Foundation",
-        "Decimal": "Foundation", "UUID": "Foundation", "URL": "Foundation", "ManagedObjectID": "LimelightData",
+        "Decimal": "Foundation", "UUID": "Foundation", "URL": "Foundation", "TimeInterval": "Foundation",
+        "ManagedObjectID": "LimelightData",
     ]
 
     /// Objective-C classes a transformable's `customClassName` often names, as Swift spells
@@ -91,7 +92,8 @@ struct SwiftTypeMapping {
         }
         switch attribute.attributeType {
         case .string: return typeName("String") + "?"
-        case .date: return typeName("Date") + "?"
+        // Xcode declares a scalar date as the seconds since the reference date.
+        case .date: return attribute.usesScalarValueType ? typeName("TimeInterval") : typeName("Date") + "?"
         case .binaryData: return typeName("Data") + "?"
         case .decimal: return typeName("Decimal") + "?"
         case .uuid: return typeName("UUID") + "?"
