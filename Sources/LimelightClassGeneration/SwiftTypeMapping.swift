@@ -109,7 +109,10 @@ struct SwiftTypeMapping {
     /// The declared type of a transformable value: its `customClassName` when Swift can read it
     /// as a type, the Swift spelling of a Foundation class, and `Any` otherwise.
     private func transformableType(_ customClassName: String?) -> String {
-        guard let name = customClassName?.trimmingCharacters(in: .whitespaces), !name.isEmpty else { return typeName("Any") }
+        guard var name = customClassName?.trimmingCharacters(in: .whitespaces), !name.isEmpty else { return typeName("Any") }
+        // Xcode writes a leading dot for a class of the app's own module (".Resolution"), as it
+        // does for entities' classes.
+        if name.hasPrefix(".") { name.removeFirst() }
         if let bridged = Self.bridgedClassNames[name] { return bridged }
         guard SwiftNames.isPlausibleTypeName(name), !SwiftNames.keywords.contains(name) || name == "Any" else { return typeName("Any") }
         // A dictionary or array type needs brackets around it to take a `?`; those have them.

@@ -146,6 +146,9 @@ import Testing
         #expect(try declared("[String: Int]") == "@Managed var value: [String: Int]?")
         #expect(try declared("Swift.Set<Foundation.URL>") == "@Managed var value: Swift.Set<Foundation.URL>?")
         #expect(try declared("NSArray") == "@Managed var value: [Any]?")
+        // A leading dot is Xcode's "current product module".
+        #expect(try declared(".Resolution") == "@Managed var value: Resolution?")
+        #expect(try declared(".NSURL") == "@Managed var value: URL?")
         #expect(try declared("NSObject<NSCoding> *") == "@Managed var value: Any?")
         #expect(try declared("id") == "@Managed var value: Any?")
         #expect(try declared(nil) == "@Managed var value: Any?")
