@@ -36,7 +36,8 @@ struct SwiftTypeMapping {
     private static let modules: [String: String] = [
         "Int16": "Swift", "Int32": "Swift", "Int64": "Swift", "Double": "Swift", "Float": "Swift", "Bool": "Swift",
         "String": "Swift", "Set": "Swift", "Any": "Swift", "Date": "Foundation", "Data": "Foundation",
-        "Decimal": "Foundation", "UUID": "Foundation", "URL": "Foundation", "ManagedObjectID": "LimelightData",
+        "Decimal": "Foundation", "UUID": "Foundation", "URL": "Foundation", "TimeInterval": "Foundation",
+        "ManagedObjectID": "LimelightData",
     ]
 
     /// Objective-C classes a transformable's `customClassName` often names, as Swift spells
@@ -91,7 +92,8 @@ struct SwiftTypeMapping {
         }
         switch attribute.attributeType {
         case .string: return typeName("String") + "?"
-        case .date: return typeName("Date") + "?"
+        // Xcode declares a scalar date as the seconds since the reference date.
+        case .date: return attribute.usesScalarValueType ? typeName("TimeInterval") : typeName("Date") + "?"
         case .binaryData: return typeName("Data") + "?"
         case .decimal: return typeName("Decimal") + "?"
         case .uuid: return typeName("UUID") + "?"
@@ -107,7 +109,10 @@ struct SwiftTypeMapping {
     /// The declared type of a transformable value: its `customClassName` when Swift can read it
     /// as a type, the Swift spelling of a Foundation class, and `Any` otherwise.
     private func transformableType(_ customClassName: String?) -> String {
-        guard let name = customClassName?.trimmingCharacters(in: .whitespaces), !name.isEmpty else { return typeName("Any") }
+        guard var name = customClassName?.trimmingCharacters(in: .whitespaces), !name.isEmpty else { return typeName("Any") }
+        // Xcode writes a leading dot for a class of the app's own module (".Resolution"), as it
+        // does for entities' classes.
+        if name.hasPrefix(".") { name.removeFirst() }
         if let bridged = Self.bridgedClassNames[name] { return bridged }
         guard SwiftNames.isPlausibleTypeName(name), !SwiftNames.keywords.contains(name) || name == "Any" else { return typeName("Any") }
         // A dictionary or array type needs brackets around it to take a `?`; those have them.

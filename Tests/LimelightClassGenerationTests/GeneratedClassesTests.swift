@@ -53,6 +53,7 @@ final class Owner: ManagedObject {
             sample.default = "a keyword as a name"
             sample.repeat = 3
             sample.when = when
+            sample.whenScalar = when.timeIntervalSinceReferenceDate + 60
             sample.blob = Data([1, 2, 3])
             sample.price = Decimal(string: "12.34")
             sample.identifier = identifier
@@ -79,6 +80,11 @@ final class Owner: ManagedObject {
         #expect(sample.value(forKey: "default") as? String == "a keyword as a name")
         #expect(sample.repeat == 3)
         #expect(sample.when == when)
+        // A scalar date is the seconds since the reference date, stored as a date.
+        #expect(sample.whenScalar == when.timeIntervalSinceReferenceDate + 60)
+        #expect(sample.value(forKey: "whenScalar") as? Date == when.addingTimeInterval(60))
+        let later = FetchRequest<ManagedObject>(entityName: "GeneratedSample", predicate: try QueryPredicate(format: "whenScalar > %@", when))
+        #expect(try context.count(for: later) == 1)
         #expect(sample.blob == Data([1, 2, 3]))
         #expect(sample.price == Decimal(string: "12.34"))
         #expect(sample.identifier == identifier)

@@ -26,7 +26,7 @@ import Testing
             "@Managed var int16Scalar: Int16", "@Managed var int32Scalar: Int32", "@Managed var int64Scalar: Int64",
             "@Managed var doubleScalar: Double", "@Managed var floatScalar: Float", "@Managed var boolScalar: Bool",
             "@Managed var int32Boxed: Int32?", "@Managed var doubleBoxed: Double?", "@Managed var boolBoxed: Bool?",
-            "@Managed var text: String?", "@Managed var when: Date?", "@Managed var blob: Data?",
+            "@Managed var text: String?", "@Managed var when: Date?", "@Managed var whenScalar: TimeInterval", "@Managed var blob: Data?",
             "@Managed var price: Decimal?", "@Managed var identifier: UUID?", "@Managed var link: URL?",
             "@Managed var tags: [String]?", "@Managed var anything: Any?",
             "@Managed var `default`: String?", "@Managed var `repeat`: Int64",
@@ -47,7 +47,7 @@ import Testing
         let names = source[sample.upperBound...].prefix { $0 != "}" }.split(separator: "\n")
             .compactMap { $0.split(separator: " ").dropFirst(2).first.map { String($0.dropLast()) } }
         #expect(names == names.sorted { $0.replacingOccurrences(of: "`", with: "") < $1.replacingOccurrences(of: "`", with: "") })
-        #expect(names.count == 22)
+        #expect(names.count == 23)
     }
 
     @Test func classesOthersInheritFromAreNotFinal() throws {
@@ -146,6 +146,9 @@ import Testing
         #expect(try declared("[String: Int]") == "@Managed var value: [String: Int]?")
         #expect(try declared("Swift.Set<Foundation.URL>") == "@Managed var value: Swift.Set<Foundation.URL>?")
         #expect(try declared("NSArray") == "@Managed var value: [Any]?")
+        // A leading dot is Xcode's "current product module".
+        #expect(try declared(".Resolution") == "@Managed var value: Resolution?")
+        #expect(try declared(".NSURL") == "@Managed var value: URL?")
         #expect(try declared("NSObject<NSCoding> *") == "@Managed var value: Any?")
         #expect(try declared("id") == "@Managed var value: Any?")
         #expect(try declared(nil) == "@Managed var value: Any?")

@@ -87,4 +87,32 @@ import Testing
         let read = try ManagedObjectModel(xmlData: try model.xmlData(), source: "memo")
         #expect(read.entitiesByName["Memo"]?.propertiesByName["note"]?.userInfo["help"] == "first line\n\tsecond line\r\nthird")
     }
+
+    /// An attribute turned from Boolean into a number in Xcode's editor keeps "NO" or "YES" as its
+    /// default; Core Data opens such models, and so does this reader, with 0 and 1, writing the
+    /// text back as it was.
+    @Test func booleanDefaultsLeftOnNumbersReadAsZeroAndOne() throws {
+        let xml = """
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0"><entity name="Upload" syncable="YES">
+        <attribute name="kind" attributeType="Integer 16" defaultValueString="NO" usesScalarValueType="YES"/>
+        <attribute name="retries" attributeType="Integer 64" defaultValueString="YES" usesScalarValueType="YES"/>
+        <attribute name="weight" optional="YES" attributeType="Double" defaultValueString="NO" usesScalarValueType="YES"/>
+        </entity></model>
+        """
+        let model = try ManagedObjectModel(xmlData: Data(xml.utf8), source: "uploads.xcdatamodel/contents")
+        let upload = try #require(model.entitiesByName["Upload"])
+        #expect(upload.attributesByName["kind"]?.defaultValue as? Int16 == 0)
+        #expect(upload.attributesByName["retries"]?.defaultValue as? Int64 == 1)
+        #expect(upload.attributesByName["weight"]?.defaultValue as? Double == 0)
+        let written = String(decoding: try model.xmlData(), as: UTF8.self)
+        #expect(written.contains("defaultValueString=\"NO\""))
+        let context = try TestStack.context(model: model, at: nil)
+        let object = try context.insertNewObject(forEntityName: "Upload")
+        #expect(object.value(forKey: "kind") as? Int16 == 0)
+        #expect(object.value(forKey: "retries") as? Int64 == 1)
+        try context.save()
+        #expect(throws: ModelError.self) {
+            try ManagedObjectModel(xmlData: Data(xml.replacingOccurrences(of: "\"YES\" usesScalar", with: "\"many\" usesScalar").utf8), source: "bad")
+        }
+    }
 }

@@ -62,10 +62,17 @@ extension ManagedObjectContext {
     /// URIs, as Core Data's `mergeChanges(fromRemoteContextSave:into:)` takes them.
     /// User info as a notification carries it will do: under `inserted`, `updated`, `deleted` or
     /// their `_objectIDs` forms, arrays or sets of object IDs or their URIs (`URL`s or strings).
+    /// Keys are strings, as Core Data's `NSDeletedObjectsKey` and friends are, or
+    /// `NotificationKey`s (`[NotificationKey.deletedObjects: ids]`), which name the same.
     public static func mergeChanges(fromRemoteContextSave changes: [AnyHashable: Any], into contexts: [ManagedObjectContext]) {
+        var byName: [String: Any] = [:]
+        for (key, value) in changes {
+            if let name = key.base as? String { byName[name] = value }
+            else if let known = key.base as? NotificationKey { byName[known.rawValue] = value }
+        }
         func items(_ keys: [String]) -> [Any] {
             keys.flatMap { key -> [Any] in
-                switch changes[key] {
+                switch byName[key] {
                 case let array as [Any]: return array
                 case let set as Set<ManagedObjectID>: return Array(set)
                 case let set as Set<URL>: return Array(set)

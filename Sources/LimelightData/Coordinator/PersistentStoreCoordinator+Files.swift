@@ -6,7 +6,8 @@ extension PersistentStoreCoordinator {
     /// registry), as Core Data's `destroyPersistentStore(at:type:options:)`: the way to start
     /// over, or to sign a user out. The store is removed from this coordinator first if it was
     /// added; other programs must have closed it. A missing store is not an error.
-    public func destroyPersistentStore(at url: URL, type: StoreType = .sqlite, options: [String: any Sendable] = [:]) throws {
+    public func destroyPersistentStore(at url: URL, type: StoreType = .sqlite, options: [String: any Sendable]? = nil) throws {
+        let options = options ?? [:]
         guard type == .sqlite else {
             // An atomic store is its one file.
             if let store = persistentStore(for: url) { remove(store) }
@@ -26,9 +27,10 @@ extension PersistentStoreCoordinator {
     /// even while another program writes the source. What the destination kept before goes; its
     /// marker files, when `destinationOptions` turn markers on, are made anew for the copied
     /// objects (which needs the copy to fit this coordinator's model).
-    public func replacePersistentStore(at destination: URL, destinationOptions: [String: any Sendable] = [:],
-                                       withPersistentStoreFrom source: URL, sourceOptions: [String: any Sendable] = [:],
+    public func replacePersistentStore(at destination: URL, destinationOptions: [String: any Sendable]? = nil,
+                                       withPersistentStoreFrom source: URL, sourceOptions: [String: any Sendable]? = nil,
                                        type: StoreType = .sqlite) throws {
+        let destinationOptions = destinationOptions ?? [:]
         guard type == .sqlite else {
             throw PersistenceError.invalidRequest("replacing a store works on SQLite stores (not \(type.rawValue))")
         }

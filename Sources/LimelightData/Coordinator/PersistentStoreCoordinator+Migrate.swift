@@ -12,8 +12,9 @@ extension PersistentStoreCoordinator {
     /// new store's (marker files there are written for the copied objects). Throws, and leaves the
     /// coordinator as it was, when a store already exists at `url` or the copy cannot be saved.
     @discardableResult
-    public func migratePersistentStore(_ store: PersistentStore, to url: URL?, options: [String: any Sendable] = [:],
+    public func migratePersistentStore(_ store: PersistentStore, to url: URL?, options: [String: any Sendable]? = nil,
                                        type: StoreType) throws -> PersistentStore {
+        let options = options ?? [:]
         guard persistentStores.contains(where: { $0 === store }) else {
             throw PersistenceError.invalidRequest("the store \(store.url?.path ?? store.identifier) is not one of this coordinator's stores")
         }

@@ -36,10 +36,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         ModelsInUse.shared.add(model)
     }
 
-    /// Opens or creates a store and adds it. `options` takes `StoreOption` keys.
+    /// Opens or creates a store and adds it. `options` takes `StoreOption` keys; `nil`, as Core
+    /// Data code often passes, is none.
     @discardableResult
     public func addPersistentStore(type: StoreType, configuration: String? = nil, at url: URL? = nil,
-                                   options: [String: any Sendable] = [:]) throws -> PersistentStore {
+                                   options: [String: any Sendable]? = nil) throws -> PersistentStore {
+        let options = options ?? [:]
         if type != .sqlite, options[StoreOption.externalRecordExtension] != nil {
             throw PersistenceError.invalidRequest("marker files are kept for SQLite stores only, not for \(type) stores")
         }
@@ -155,7 +157,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// Reads a store's metadata without adding it. `options` are accepted for Core Data's
     /// signature; reading metadata needs none of them.
-    public static func metadataForPersistentStore(type: StoreType, at url: URL, options: [String: any Sendable] = [:]) throws -> [String: Any] {
+    public static func metadataForPersistentStore(type: StoreType, at url: URL, options: [String: any Sendable]? = nil) throws -> [String: Any] {
         if type == .sqlite { return try SQLiteStore.readMetadata(at: url) }
         if let storeClass = StoreClassRegistry.shared.storeClass(for: type) { return try storeClass.metadataForPersistentStore(with: url) }
         return [:]

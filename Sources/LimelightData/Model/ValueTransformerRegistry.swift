@@ -55,6 +55,11 @@ public final class ValueTransformerRegistry: Sendable {
             } catch var error as TransformError {
                 error.reason = "\(place): \(error.reason)"
                 throw error
+            } catch {
+                // An application's transformer throws its own errors, which name neither the
+                // attribute nor the value: the save's error has to.
+                let name = attribute.valueTransformerName.flatMap { $0.isEmpty ? nil : $0 } ?? KeyedArchiveTransformer.names[0]
+                throw TransformError(name: name, reason: "\(place): cannot encode a \(type(of: value)): \(error)")
             }
         }
         if let data = value as? Data { return data }

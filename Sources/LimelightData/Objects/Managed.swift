@@ -174,6 +174,9 @@ enum ManagedValueBridge {
     }
 
     private static func convertNumber(_ raw: Any, to type: Any.Type) -> Any? {
+        // A date read as a scalar (`@Managed var posted: TimeInterval`): seconds since the
+        // reference date, as Core Data's scalar accessors give it.
+        if let date = raw as? Date { return type == Double.self ? date.timeIntervalSinceReferenceDate : nil }
         guard let int = AttributeValueCoercion.integer(raw) else {
             if type == Double.self { return AttributeValueCoercion.double(raw) }
             if type == Float.self { return AttributeValueCoercion.double(raw).map { Float($0) } }

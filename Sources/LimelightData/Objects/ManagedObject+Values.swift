@@ -10,14 +10,6 @@ enum ToManySlot {
 extension ManagedObject {
     // MARK: Key-value access with change tracking
 
-    /// The value of a property: attributes in their Swift type, a to-one as the related object, a
-    /// to-many as a `Set<ManagedObject>` (an array for ordered ones), a fetched property as an array
-    /// of fetched objects. Unknown keys give `nil`; `validatedKey` says why.
-    public func value(forKey key: String) -> Any? {
-        guard let index = entityLayout.keys.index(of: key) else { return nil }
-        return value(at: index)
-    }
-
     /// Follows a dotted key path through to-one relationships; through a to-many it maps over
     /// the related objects; into a composite attribute it reads the element
     /// (`magnitude.richter`, `quake.magnitude.richter`).

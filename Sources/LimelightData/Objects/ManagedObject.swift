@@ -201,6 +201,19 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     // MARK: Hooks
 
+    /// The value of a property: attributes in their Swift type, a to-one as the related object, a
+    /// to-many as a `Set<ManagedObject>` (an array for ordered ones), a fetched property as an array
+    /// of fetched objects. Unknown keys give `nil`; `validatedKey` says why.
+    ///
+    /// Everything that reads by key (key paths, predicates in memory, sorts done in memory, a
+    /// fetched results controller's section names) reads through it. Override it to answer a key
+    /// from code, where a Core Data class declares an `@objc var` that key-value coding finds
+    /// (a transient `sectionIdentifier` computed from a date), and call `super` for the rest.
+    open func value(forKey key: String) -> Any? {
+        guard let index = entityLayout.keys.index(of: key) else { return nil }
+        return value(at: index)
+    }
+
     /// Called once when the object is first inserted; set up initial values here.
     open func awakeFromInsert() {}
     /// Called when the object's values are loaded from the store.

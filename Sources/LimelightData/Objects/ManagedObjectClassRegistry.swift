@@ -28,9 +28,17 @@ public final class ManagedObjectClassRegistry: Sendable {
         registrations.add(1, ordering: .releasing)
     }
 
+    /// The class registered for the entity, by entity name or by the model's class name. Xcode
+    /// writes a class of the app's own module as `.Recipe` (or `MyApp.Recipe`), and a class
+    /// registered by its Swift name is `Recipe`: a class name found under neither spelling is
+    /// looked up without its module, as Core Data finds the class in the module it names.
     func objectClass(for entity: EntityDescription) -> ManagedObject.Type {
         classes.withLock { table in
-            table["entity:" + entity.name] ?? entity.managedObjectClassName.flatMap { table[$0] } ?? ManagedObject.self
+            if let type = table["entity:" + entity.name] { return type }
+            guard let className = entity.managedObjectClassName else { return ManagedObject.self }
+            if let type = table[className] { return type }
+            guard let unqualified = className.split(separator: ".").last, unqualified.count < className.count else { return ManagedObject.self }
+            return table[String(unqualified)] ?? ManagedObject.self
         }
     }
 }

@@ -284,6 +284,9 @@ struct ModelXMLReader {
 /// Default values as Xcode writes them (`defaultValueString`), in the attribute's Swift type.
 enum AttributeDefaultValue {
     static func parse(_ text: String, type: AttributeType) -> Any? {
+        // A Boolean attribute changed to a number in Xcode's editor keeps its default as Xcode
+        // wrote it, "NO" or "YES"; Core Data reads the model, so numbers take them as 0 and 1.
+        let text = type.isNumeric ? (text == "NO" ? "0" : text == "YES" ? "1" : text) : text
         switch type {
         case .integer16: return Int16(text) ?? Double(text).flatMap { Int16(exactly: $0) }
         case .integer32: return Int32(text) ?? Double(text).flatMap { Int32(exactly: $0) }

@@ -22,7 +22,7 @@ extension ManagedObjectContext {
             }
             return (outcome.count, outcome.ids)
         }
-        return BatchResult(status: true, count: count, objectIDs: wantsIDs ? ids : nil)
+        return BatchResult(status: true, count: count, objectIDs: wantsIDs ? ids : nil, countRequested: request.resultType == .count)
     }
 
     /// An upsert takes every object before it writes: each is compared with the ones before it

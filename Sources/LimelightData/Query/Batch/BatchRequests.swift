@@ -60,6 +60,24 @@ public struct BatchResult: @unchecked Sendable {
     public let count: Int
     /// The objects deleted or updated, for the ID result types; `nil` otherwise.
     public let objectIDs: [ManagedObjectID]?
+    /// Whether the request asked for the count, which `result` then holds.
+    let countRequested: Bool
+
+    init(status: Bool, count: Int, objectIDs: [ManagedObjectID]?, countRequested: Bool) {
+        self.status = status
+        self.count = count
+        self.objectIDs = objectIDs
+        self.countRequested = countRequested
+    }
+
+    /// What the result type asked for, as Core Data's `NSBatchDeleteResult.result` and its
+    /// siblings hold it: the `[ManagedObjectID]` for the ID result types, the count (`Int`) for
+    /// the count ones, and the status (`Bool`) otherwise, so `result as? [ManagedObjectID]` reads
+    /// as it did.
+    public var result: Any? {
+        if let objectIDs { return objectIDs }
+        return countRequested ? count : status
+    }
 }
 
 extension ManagedObjectContext {
@@ -80,7 +98,8 @@ extension ManagedObjectContext {
                 }
             }
         }
-        return BatchResult(status: true, count: deleted.count, objectIDs: request.resultType == .objectIDs ? deleted : nil)
+        return BatchResult(status: true, count: deleted.count, objectIDs: request.resultType == .objectIDs ? deleted : nil,
+                           countRequested: request.resultType == .count)
     }
 
     /// Runs a batch update on the SQLite stores holding the entity.
@@ -95,7 +114,8 @@ extension ManagedObjectContext {
                                                                    origin: origin)
             }
         }
-        return BatchResult(status: true, count: updated.count, objectIDs: request.resultType == .updatedObjectIDs ? updated : nil)
+        return BatchResult(status: true, count: updated.count, objectIDs: request.resultType == .updatedObjectIDs ? updated : nil,
+                           countRequested: request.resultType == .updatedObjectsCount)
     }
 
     static func sqliteStore(_ store: PersistentStore) throws -> SQLiteStore {

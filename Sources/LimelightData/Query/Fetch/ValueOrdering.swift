@@ -19,10 +19,17 @@ enum ValueOrdering {
             switch comparison {
             case .standard: return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
             case .caseInsensitive: return x.caseInsensitiveCompare(y)
-            case .localized: return x.compare(y, options: [.caseInsensitive, .diacriticInsensitive, .numeric])
+            case .localized: return localizedCompare(x, y)
             }
         }
         return String(describing: a ?? "") < String(describing: b ?? "") ? .orderedAscending : .orderedDescending
+    }
+
+    /// The order of a `.localized` sort: case and diacritics aside, digits by their numeric value,
+    /// as `localizedStandardCompare` orders file names. SQL sorts with the same function (the
+    /// store's `LL_LOCALIZED` collation).
+    static func localizedCompare(_ x: String, _ y: String) -> ComparisonResult {
+        x.compare(y, options: [.caseInsensitive, .diacriticInsensitive, .numeric])
     }
 
     static func sort(_ objects: [ManagedObject], by descriptors: [QuerySortDescriptor]) -> [ManagedObject] {

@@ -27,14 +27,15 @@ extension SQLiteStore {
         return .some(("ORDER BY " + terms.joined(separator: ", "), bindings))
     }
 
-    /// One ORDER BY term: the value, folded for case-insensitive and localized comparison (the
-    /// registered `LL_FOLD`, so SQL orders as `ValueOrdering` does in memory), and its direction.
+    /// One ORDER BY term: the value, folded for case-insensitive comparison (the registered
+    /// `LL_FOLD`) or collated for localized comparison (`LL_LOCALIZED`, which also orders digits
+    /// by number), so SQL orders as `ValueOrdering` does in memory, and its direction.
     static func orderTerm(_ value: String, _ descriptor: QuerySortDescriptor) -> String {
         let term: String
         switch descriptor.comparison {
         case .standard: term = value
         case .caseInsensitive: term = "LL_FOLD(\(value), 1)"
-        case .localized: term = "LL_FOLD(\(value), 3)"
+        case .localized: term = "\(value) COLLATE \(SQLiteCollations.localized)"
         }
         return term + (descriptor.ascending ? "" : " DESC")
     }

@@ -47,10 +47,12 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         return generationConnection ?? connection
     }
 
-    /// The functions the SQL this store writes calls (folding, regular expressions, aggregates),
+    /// The functions and collations the SQL this store writes calls (folding, regular expressions,
+    /// numeric-aware ordering, aggregates),
     /// on any connection that runs it. Core Data's trigger functions are only for writers.
     static func registerFunctions(on connection: SQLiteConnection) throws {
         try SQLiteFunctions.register(on: connection)
+        try SQLiteCollations.register(on: connection)
         try SQLiteAggregateFunctions.register(on: connection)
     }
 
