@@ -173,4 +173,20 @@ import Testing
         #expect(entity.ownProperties.map(\.name) == ["link"])
         #expect((entity.ownProperties.first as? AttributeDescription)?.defaultValue == nil)
     }
+
+    /// Integer bounds no `Int64` holds, as a model file may give them (`1e300`, `nan`), trapped
+    /// when a new store archived its model into its cache. They are kept as the numbers they are.
+    @Test func integerBoundsBeyondInt64AreArchivedAsTheyAre() throws {
+        let xml = """
+        <model><entity name="Gauge"><attribute name="level" attributeType="Integer 16" minValueString="-1e300" maxValueString="nan"/>\
+        <attribute name="label" attributeType="String" maxValueString="inf"/></entity></model>
+        """
+        let model = try ManagedObjectModel(xmlData: Data(xml.utf8), source: "Gauge.xcdatamodel")
+        let folder = try TemporaryFolder()
+        let url = folder.file("gauges.sqlite")
+        try PersistentStoreCoordinator(managedObjectModel: model).addPersistentStore(type: .sqlite, at: url)
+        let cached = try #require(try ManagedObjectModel(cachedInStoreAt: url).entity(named: "Gauge"))
+        let level = try #require(cached.attributesByName["level"]), label = try #require(cached.attributesByName["label"])
+        #expect(level.minValue == -1e300 && level.maxValue?.isNaN == true && label.maxValue == .infinity)
+    }
 }
