@@ -30,5 +30,6 @@ let package = Package(
         fuzzTarget("fuzz-marker-file"),
         fuzzTarget("fuzz-importer-line", search: true),
         fuzzTarget("fuzz-search-wire", search: true),
+        fuzzTarget("fuzz-transformable"),
     ]
 )
