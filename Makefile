@@ -66,8 +66,5 @@ bench: deps
 # findings and the growing corpus in .build/fuzz/. Not part of `make test`.
 FUZZ_SECONDS ?= 60
 comma := ,
-# libFuzzer brings its own `main`; the main package's plugin tool, built along but not run here,
-# has one too, and keeps it.
 fuzz: deps
-	cd Fuzz && $(SWIFT) build --sanitize=fuzzer -Xlinker --allow-multiple-definition
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(subst $(comma), ,$(FUZZ_TARGETS))" SWIFT=$(SWIFT) scripts/fuzz.sh

@@ -7,7 +7,16 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 dir=${FUZZ_DIR:-.build/fuzz}
-bin=$(cd Fuzz && ${SWIFT:-swift} build --sanitize=fuzzer --show-bin-path)
+swift=${SWIFT:-swift}
+# The build instruments every Swift and C++ file for coverage and links libFuzzer's driver into
+# each program. SwiftPM also builds the main package's plugin tool along, which is not needed
+# here and cannot link (it has a `main` and so does libFuzzer): that failure does not fail the
+# build, and its messages are left out unless the build fails.
+log=$(mktemp)
+if ! (cd Fuzz && "$swift" build --sanitize=fuzzer >"$log" 2>&1); then cat "$log"; rm -f "$log"; exit 1; fi
+tail -n 1 "$log"
+rm -f "$log"
+bin=$(cd Fuzz && "$swift" build --sanitize=fuzzer --show-bin-path)
 targets=${FUZZ_TARGETS:-$(cd Fuzz/Sources && ls -d fuzz-* | sed 's/^fuzz-//')}
 # The Swift runtime's own backtracer would print pages per crash; libFuzzer's report and the
 # Swift message say what and where.

@@ -51,8 +51,8 @@ public enum FuzzFixtures {
         return found.sorted { $0.path < $1.path }
     }
 
-    /// A scratch folder for a fuzz program's files, removed at exit by the system's temporary
-    /// directory cleaning; fuzz programs are short-lived.
+    /// A scratch folder for a fuzz program's files (a store, an index), in the temporary
+    /// directory and named by the process: one run's, overwritten input after input.
     public static func scratch(_ name: String) -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("limelight-\(name)-\(getpid())", isDirectory: true)
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
