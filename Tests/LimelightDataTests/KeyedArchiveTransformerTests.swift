@@ -100,6 +100,17 @@ import Testing
             _ = context
             #expect(note.value(forKey: "tags") as? Data == bytes)
         }
+        // The fuzzer's find: a date whose class entry misspells `$classname`, inside a
+        // dictionary; Foundation's unarchiver then read memory it did not own. And a dictionary
+        // with more values than keys.
+        let misnamed = try archive(["$null", ["NS.keys": [PropertyListUID(2)], "NS.objects": [PropertyListUID(3)], "$class": PropertyListUID(5)],
+                                    "when", ["NS.time": 0.0, "$class": PropertyListUID(4)], ["$cla;sname": "NSDate", "$classes": ["NSDate", "NSObject"]],
+                                    ["$classname": "NSDictionary", "$classes": ["NSDictionary", "NSObject"]]])
+        let uneven = try archive(["$null", ["NS.keys": [PropertyListUID(2)], "NS.objects": [PropertyListUID(2), PropertyListUID(2)], "$class": PropertyListUID(3)],
+                                  "key", ["$classname": "NSDictionary", "$classes": ["NSDictionary", "NSObject"]]])
+        for bytes in [misnamed, uneven] {
+            #expect(try KeyedArchiveTransformer.transformer.decode(bytes) as? Data == bytes)
+        }
         // Shared, but not into a bomb: read.
         let shared = try archive(["$null", array([2, 2], classAt: 3), "twice", arrayClass])
         #expect(try KeyedArchiveTransformer.transformer.decode(shared) as? [String] == ["twice", "twice"])

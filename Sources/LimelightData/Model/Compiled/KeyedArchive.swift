@@ -14,8 +14,8 @@ struct KeyedArchive {
         let fields: [String: Any]
     }
 
-    private let objects: [Any]
-    private let top: [String: Any]
+    let objects: [Any]
+    let top: [String: Any]
     /// Names the archive in errors (a file, or a store's model cache).
     let source: String
 
