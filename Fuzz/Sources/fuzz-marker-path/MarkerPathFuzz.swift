@@ -13,7 +13,8 @@ let root: URL = {
     try? FileManager.default.createDirectory(at: root.appendingPathComponent("Item", isDirectory: true), withIntermediateDirectories: true)
     let info: [String: Any] = ["extension": "rec", "storeUUID": store, "entities": ["Item", "Tag"]]
     try? PropertyListWriter.data(info, format: .binary).write(to: support.appendingPathComponent(SupportFolder.infoFile))
-    try? Data("/tmp/store.sqlite\n".utf8).write(to: support.appendingPathComponent(SupportFolder.storePathFile))
+    try? Data((root.deletingLastPathComponent().appendingPathComponent("store.sqlite").path + "\n").utf8)
+        .write(to: support.appendingPathComponent(SupportFolder.storePathFile))
     try? Data().write(to: root.appendingPathComponent("Item/1.rec"))
     return root
 }()
