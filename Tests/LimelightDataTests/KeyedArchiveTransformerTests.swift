@@ -108,11 +108,17 @@ import Testing
                                     ["$classname": "NSDictionary", "$classes": ["NSDictionary", "NSObject"]]])
         let uneven = try archive(["$null", ["NS.keys": [PropertyListUID(2)], "NS.objects": [PropertyListUID(2), PropertyListUID(2)], "$class": PropertyListUID(3)],
                                   "key", ["$classname": "NSDictionary", "$classes": ["NSDictionary", "NSObject"]]])
-        for bytes in [misnamed, uneven] {
+        // And the fuzzer's next: a URL whose text is empty, which trapped when bridged.
+        let emptyURL = try archive(["$null", ["NS.relative": PropertyListUID(2), "NS.base": PropertyListUID(0), "$class": PropertyListUID(3)], "",
+                                    ["$classname": "NSURL", "$classes": ["NSURL", "NSObject"]]])
+        for bytes in [misnamed, uneven, emptyURL] {
             #expect(try KeyedArchiveTransformer.transformer.decode(bytes) as? Data == bytes)
         }
         // Shared, but not into a bomb: read.
         let shared = try archive(["$null", array([2, 2], classAt: 3), "twice", arrayClass])
         #expect(try KeyedArchiveTransformer.transformer.decode(shared) as? [String] == ["twice", "twice"])
+        let link = try #require(URL(string: "https://example.com/a?b=c"))
+        let linkAndUUID = try KeyedArchiveTransformer.transformer.decode(KeyedArchiveTransformer.transformer.encode([link, UUID()]))
+        #expect((linkAndUUID as? [Any])?.first as? URL == link, "\(type(of: linkAndUUID)) \(linkAndUUID)")
     }
 }

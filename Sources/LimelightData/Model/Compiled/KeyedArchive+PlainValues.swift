@@ -56,9 +56,11 @@ extension KeyedArchive {
             case .data:
                 guard fields["NS.data"] is Data else { return false }
             case .url:
+                // An absolute URL, as archivers write one: a text no `URL` reads, or a base URL,
+                // decodes into an object that traps when bridged.
                 guard let relative = fields["NS.relative"] as? PropertyListUID, exists(relative.value),
-                      objects[Int(relative.value)] is String,
-                      (fields["NS.base"] as? PropertyListUID).map({ $0.value < UInt64(objects.count) }) ?? true else { return false }
+                      let text = objects[Int(relative.value)] as? String, URL(string: text)?.scheme != nil,
+                      (fields["NS.base"] as? PropertyListUID).map({ $0.value == 0 }) ?? true else { return false }
             case .uuid:
                 guard (fields["NS.uuidbytes"] as? Data)?.count == 16 else { return false }
             case .none:
