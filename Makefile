@@ -10,7 +10,7 @@ SWIFT ?= swift
 # and no `$ORIGIN` run path: the programs load only system libraries.
 RELEASE ?= -c release --static-swift-stdlib -Xlinker --no-pie -Xlinker --no-export-dynamic --disable-local-rpath
 
-.PHONY: deps build build-release test demo demo-release install clean bench
+.PHONY: deps build build-release test demo demo-release install clean bench fuzz
 
 deps:
 	@scripts/ensure-deps.sh
@@ -60,3 +60,11 @@ bench: deps
 	$(SWIFT) build $(RELEASE) --product limelight
 	$(SWIFT) build $(RELEASE) --product limelightd
 	cd Benchmarks && $(SWIFT) build -c release && LIMELIGHT_BIN="$$($(SWIFT) build $(RELEASE) --show-bin-path --package-path ..)" ./.build/release/limelight-bench
+
+# Coverage-guided fuzzing (libFuzzer) of every reader of outside input, one program per reader in
+# Fuzz/, FUZZ_SECONDS each (FUZZ_TARGETS=xml-store,... for some); says which found what, and keeps
+# findings and the growing corpus in .build/fuzz/. Not part of `make test`.
+FUZZ_SECONDS ?= 60
+comma := ,
+fuzz: deps
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(subst $(comma), ,$(FUZZ_TARGETS))" SWIFT=$(SWIFT) scripts/fuzz.sh

@@ -116,10 +116,11 @@ import PredicateFixtures
         }
     }
 
-    /// Each array holds the next one twice: two to the fortieth paths to the bottom, read in as
-    /// many steps as there are objects, since a container is decoded only once.
+    /// Each array holds the next one twice: two to the sixteenth paths to the bottom, read in as
+    /// many steps as there are objects, since a container is decoded only once. (Sharing that
+    /// would expand past a million values is refused: `containersSharedIntoABombAreRefused`.)
     @Test func sharedContainersAreDecodedOnce() throws {
-        let levels = 40
+        let levels = 16
         let data = Self.binary((0..<levels).map { [0xA2, UInt8($0 + 1), UInt8($0 + 1)] } + [[0x51, 0x61]])
         var value = try PropertyListReader.read(data)
         for _ in 0..<levels {
@@ -154,5 +155,18 @@ import PredicateFixtures
             }
         }
         #expect(refused > 0)
+    }
+
+    /// An array holding one array twice, which holds another twice, 60 deep: 200 bytes, but 2^60
+    /// values to anything walking what was read (a marker file's values, indexed, never ended).
+    /// Refused; sharing a few containers, as a writer may, still reads.
+    @Test func containersSharedIntoABombAreRefused() throws {
+        func chain(_ depth: Int) -> [[UInt8]] {
+            [[0x54] + Array("leaf".utf8)] + (1...depth).map { [0xA2, UInt8($0 - 1), UInt8($0 - 1)] }
+        }
+        let error = try #require(throws: PropertyListReadError.self) { try PropertyListReader.read(Self.binary(chain(60), top: 60)) }
+        #expect(error.reason.contains("shares containers so often that it would hold more than 1048576 values"), "\(error)")
+        let shared = try #require(try PropertyListReader.read(Self.binary(chain(4), top: 4)) as? [Any])
+        #expect("\(shared)".components(separatedBy: "leaf").count - 1 == 16)
     }
 }

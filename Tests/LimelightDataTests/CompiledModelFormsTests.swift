@@ -173,4 +173,39 @@ import Testing
         #expect(entity.ownProperties.map(\.name) == ["link"])
         #expect((entity.ownProperties.first as? AttributeDescription)?.defaultValue == nil)
     }
+
+    /// A predicate whose two parts are one archived predicate, whose two are another, 60 deep: a
+    /// few objects in the archive, 2^60 parts to write out, and reading it never ended. It is
+    /// left out with its fetched property, as a predicate that cannot be read is.
+    @Test func aPredicateSharingItsPartsIntoABombIsLeftOut() throws {
+        let root = ArchiveStub("NSManagedObjectModel"), entity = ArchiveStub("NSEntityDescription")
+        var bomb = ArchivedPredicates.comparison(ArchivedPredicates.keyPath("a"), 4, ArchivedPredicates.constant(1))
+        for _ in 0..<60 { bomb = ArchivedPredicates.compound(1, [bomb, bomb]) }
+        entity.fields = [("NSEntityName", "Loop"), ("NSManagedObjectModel", root), ("NSProperties", ArchivedDictionary(entries: [
+            ("name", ArchiveStub("NSAttributeDescription", [("NSPropertyName", "name"), ("NSEntity", entity), ("NSAttributeType", 700)])),
+            ("bomb", ArchiveStub("NSFetchedPropertyDescription", [("NSPropertyName", "bomb"), ("NSEntity", entity),
+                                                                  ("NSFetchRequest", ArchiveStub("NSFetchRequest", [("NSEntity", "Loop"), ("NSPredicate", bomb)]))])),
+        ]))]
+        root.fields = [("NSEntities", ArchivedDictionary(entries: [("Loop", entity)]))]
+        let archive = try ArchiveStub.archive(root)
+        #expect(archive.count < 20_000)
+        let read = try ManagedObjectModel(archiveData: archive, source: "Bomb.mom")
+        #expect(try #require(read.entity(named: "Loop")).ownProperties.map(\.name) == ["name"])
+    }
+
+    /// Integer bounds no `Int64` holds, as a model file may give them (`1e300`, `nan`), trapped
+    /// when a new store archived its model into its cache. They are kept as the numbers they are.
+    @Test func integerBoundsBeyondInt64AreArchivedAsTheyAre() throws {
+        let xml = """
+        <model><entity name="Gauge"><attribute name="level" attributeType="Integer 16" minValueString="-1e300" maxValueString="nan"/>\
+        <attribute name="label" attributeType="String" maxValueString="inf"/></entity></model>
+        """
+        let model = try ManagedObjectModel(xmlData: Data(xml.utf8), source: "Gauge.xcdatamodel")
+        let folder = try TemporaryFolder()
+        let url = folder.file("gauges.sqlite")
+        try PersistentStoreCoordinator(managedObjectModel: model).addPersistentStore(type: .sqlite, at: url)
+        let cached = try #require(try ManagedObjectModel(cachedInStoreAt: url).entity(named: "Gauge"))
+        let level = try #require(cached.attributesByName["level"]), label = try #require(cached.attributesByName["label"])
+        #expect(level.minValue == -1e300 && level.maxValue?.isNaN == true && label.maxValue == .infinity)
+    }
 }

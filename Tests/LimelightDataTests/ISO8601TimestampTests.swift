@@ -31,4 +31,15 @@ import PredicateFixtures
             #expect(ISO8601Timestamp.date(from: bad) == nil, "\(bad)")
         }
     }
+
+    /// Dates no `time_t` holds (infinite, or some 10^17 years off), as a binary marker file or a
+    /// store's date column may hold them, trapped when indexed or printed; they are written as the
+    /// formatter writes them, and a date that is not a number as nothing.
+    @Test func datesBeyondTimeTAreWrittenAsTheFormatterWritesThem() {
+        let formatter = ISO8601DateFormatter()
+        for seconds in [Double.infinity, -.infinity, 1e300, -1e300, 9.3e15, .greatestFiniteMagnitude, .nan] {
+            let date = Date(timeIntervalSinceReferenceDate: seconds)
+            #expect(ISO8601Timestamp.string(from: date) == formatter.string(from: date), "\(seconds)")
+        }
+    }
 }

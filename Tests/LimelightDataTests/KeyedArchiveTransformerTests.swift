@@ -75,4 +75,50 @@ import Testing
         #expect(throws: (any Error).self) { try context.save() }
         #expect(try sqliteQuery(url, "SELECT hex(ZTAGS) FROM ZNOTE") == ["00010203"])
     }
+
+    /// Archives whose arrays hold themselves, nest a thousand deep, or share one array twice per
+    /// level 60 deep overflowed the stack or never returned when a store's column held them. They
+    /// read as the bytes they are, as any value that is no archive of plain values does.
+    @Test func archivesThatGoRoundNestWithoutEndOrShareIntoABombStayBytes() throws {
+        let arrayClass: [String: Any] = ["$classname": "NSArray", "$classes": ["NSArray", "NSObject"]]
+        func archive(_ objects: [Any]) throws -> Data {
+            try PropertyListWriter.data(["$archiver": "NSKeyedArchiver", "$version": 100_000, "$top": ["root": PropertyListUID(1)],
+                                         "$objects": objects] as [String: Any], format: .binary)
+        }
+        func array(_ elements: [Int], classAt index: Int) -> [String: Any] {
+            ["NS.objects": elements.map { PropertyListUID(UInt64($0)) }, "$class": PropertyListUID(UInt64(index))]
+        }
+        let cycle = try archive(["$null", array([1], classAt: 2), arrayClass])
+        let deep = try archive(["$null"] + (1...1_000).map { array([$0 + 1], classAt: 1_002) } + ["leaf", arrayClass])
+        let bomb = try archive(["$null"] + (1...60).map { array([$0 + 1, $0 + 1], classAt: 62) } + ["leaf", arrayClass])
+        let folder = try TemporaryFolder()
+        let url = folder.file("notes.sqlite")
+        try Self.saveOneNote(at: url)
+        for bytes in [cycle, deep, bomb] {
+            try ExternalBinaryDataTests.sqliteWrite(url, "UPDATE ZNOTE SET ZTAGS = X'\(bytes.map { String(format: "%02X", $0) }.joined())'")
+            let (context, note) = try Self.note(url)
+            _ = context
+            #expect(note.value(forKey: "tags") as? Data == bytes)
+        }
+        // The fuzzer's find: a date whose class entry misspells `$classname`, inside a
+        // dictionary; Foundation's unarchiver then read memory it did not own. And a dictionary
+        // with more values than keys.
+        let misnamed = try archive(["$null", ["NS.keys": [PropertyListUID(2)], "NS.objects": [PropertyListUID(3)], "$class": PropertyListUID(5)],
+                                    "when", ["NS.time": 0.0, "$class": PropertyListUID(4)], ["$cla;sname": "NSDate", "$classes": ["NSDate", "NSObject"]],
+                                    ["$classname": "NSDictionary", "$classes": ["NSDictionary", "NSObject"]]])
+        let uneven = try archive(["$null", ["NS.keys": [PropertyListUID(2)], "NS.objects": [PropertyListUID(2), PropertyListUID(2)], "$class": PropertyListUID(3)],
+                                  "key", ["$classname": "NSDictionary", "$classes": ["NSDictionary", "NSObject"]]])
+        // And the fuzzer's next: a URL whose text is empty, which trapped when bridged.
+        let emptyURL = try archive(["$null", ["NS.relative": PropertyListUID(2), "NS.base": PropertyListUID(0), "$class": PropertyListUID(3)], "",
+                                    ["$classname": "NSURL", "$classes": ["NSURL", "NSObject"]]])
+        for bytes in [misnamed, uneven, emptyURL] {
+            #expect(try KeyedArchiveTransformer.transformer.decode(bytes) as? Data == bytes)
+        }
+        // Shared, but not into a bomb: read.
+        let shared = try archive(["$null", array([2, 2], classAt: 3), "twice", arrayClass])
+        #expect(try KeyedArchiveTransformer.transformer.decode(shared) as? [String] == ["twice", "twice"])
+        let link = try #require(URL(string: "https://example.com/a?b=c"))
+        let linkAndUUID = try KeyedArchiveTransformer.transformer.decode(KeyedArchiveTransformer.transformer.encode([link, UUID()]))
+        #expect((linkAndUUID as? [Any])?.first as? URL == link, "\(type(of: linkAndUUID)) \(linkAndUUID)")
+    }
 }

@@ -77,4 +77,18 @@ import Testing
             "\(error)".contains("values.list[1]") && "\(error)".contains("URL")
         }
     }
+
+    /// A date no `time_t` holds trapped the XML writer. The fuzzer's find: a binary marker file
+    /// whose date value is 9.4e24 s (bytes `33 45 14 00 00 00 00 00 00`), written again as XML.
+    /// Such dates are written as the formatter writes them.
+    @Test func datesBeyondTimeTAreWrittenAsTheFormatterWritesThem() throws {
+        for seconds in [Double(bitPattern: 0x4514_0000_0000_0000), 1e300, -.infinity, 9e15] {
+            let date = Date(timeIntervalSinceReferenceDate: seconds)
+            let binary = try PropertyListWriter.data(["NSObjectURI": "x-coredata://S/Item/p1", "NSEntityName": "Item",
+                                                      "values": ["created": date]] as [String: Any], format: .binary)
+            let content = try MarkerContent.decode(binary, path: "1.rec")
+            let xml = String(decoding: try content.encoded(format: .xml), as: UTF8.self)
+            #expect(xml.contains("<date>\(ISO8601DateFormatter().string(from: date))</date>"), "\(seconds)")
+        }
+    }
 }

@@ -71,4 +71,32 @@ struct XMLStoreFailureTests {
         ])])
         #expect(throws: PersistenceError.self) { _ = try XMLStoreTests.context(model, at: folder.file("notes.xml")) }
     }
+
+    /// An object numbered with the last number there is crashed opening the file: the next
+    /// number was worked out by adding one, and so was the key of the next object with a named
+    /// id. The file opens, its named object takes the lowest free key, and new objects get named
+    /// ids instead of numbers.
+    @Test func aFileUsingTheLastObjectNumberOpensAndNewObjectsStillSave() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("Staff.xml")
+        let last = "z\(Int64.max)"
+        try XMLStoreTests.coreDataFile.replacingOccurrences(of: "z102", with: last).replacingOccurrences(of: "z103", with: "bob")
+            .write(to: url, atomically: true, encoding: .utf8)
+        let context = try XMLStoreTests.context(XMLStoreTests.staffModel(), at: url)
+        let people = try context.fetch(FetchRequest<ManagedObject>(entityName: "Employee", sortDescriptors: [QuerySortDescriptor(key: "name")]))
+        #expect(people.map { $0.value(forKey: "name") as? String } == ["Alice", "Bob"])
+        #expect(people[0].objectID.uriRepresentation().absoluteString.hasSuffix("/Employee/p\(Int64.max)"))
+        #expect(people[1].objectID.primaryKey == 1)
+        #expect((people[0].value(forKey: "department") as? ManagedObject)?.value(forKey: "name") as? String == "Engineering")
+        for name in ["Carol", "Dana"] {
+            try context.insertNewObject(forEntityName: "Employee").setValue(name, forKey: "name")
+        }
+        try context.save()
+        let text = try String(contentsOf: url, encoding: .utf8)
+        #expect(text.contains("id=\"\(last)\"") && text.contains("id=\"bob\"") && text.contains("id=\"x"), "named ids for the new objects")
+        let names = try XMLStoreTests.context(XMLStoreTests.staffModel(), at: url)
+            .fetch(FetchRequest<ManagedObject>(entityName: "Employee", sortDescriptors: [QuerySortDescriptor(key: "name")]))
+            .compactMap { $0.value(forKey: "name") as? String }
+        #expect(names == ["Alice", "Bob", "Carol", "Dana"])
+    }
 }

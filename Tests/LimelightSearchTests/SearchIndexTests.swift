@@ -411,4 +411,24 @@ struct SearchIndexTests {
         #expect(parse.kind == .queryParse)
         #expect(parse.description.contains("cannot parse the query"))
     }
+
+    /// A limit or offset beyond Xapian's 32-bit counts, as a request on the daemon's socket or a
+    /// command line may carry, trapped the daemon; they now mean "all" and "past the end".
+    @Test func limitsAndOffsetsBeyond32BitsAreClamped() throws {
+        let scratch = try Scratch()
+        let index = try SearchIndex(path: scratch.path("db"))
+        for id in ["a", "b"] { try index.replaceDocument(Scratch.document(id, name: "Dish \(id)", body: "shared words")) }
+        try index.commit()
+        let reader = try SearchIndexReader(path: scratch.path("db"))
+        var query = Scratch.query("shared")
+        query.limit = 99_999_999_999
+        #expect(Set(try ids(reader, query)) == ["a", "b"])
+        query.offset = 1
+        #expect(try ids(reader, query).count == 1)
+        query.offset = Int.max
+        #expect(try ids(reader, query).isEmpty)
+        query.offset = -5
+        query.limit = Int.min
+        #expect(try ids(reader, query).isEmpty)
+    }
 }

@@ -26,7 +26,14 @@ enum KeyedArchiveTransformer {
     /// `[String: Any]`, `String`, numbers …); `data` itself when it is no such archive.
     private static func decode(_ data: Data) -> Any {
         // A keyed archive is a binary property list; anything else is not worth handing over.
+        // Nor is one whose objects hold themselves, nest without end or are shared into a bomb:
+        // Foundation's unarchiver and `bridged` follow every reference, and would never return
+        // (or overflow the stack). Without sharing, every reference is a byte of the archive.
+        // Nor one holding anything but plain values in their usual form, which Foundation's
+        // unarchiver reads without checking (see `holdsOnlyPlainValues`).
         guard data.starts(with: Array("bplist00".utf8)),
+              let archive = try? KeyedArchive(data, source: "a transformable value"), archive.holdsOnlyPlainValues(),
+              (try? archive.expandedCount(limit: max(data.count, 1 << 20))) != nil,
               let object = try? NSKeyedUnarchiver.unarchivedObject(ofClasses: allowedClasses, from: data) else { return data }
         return bridged(object)
     }

@@ -17,7 +17,7 @@ struct ReferenceObjectKeys {
         let tree = ObjectIdentifier(root)
         if let key = keys[tree]?[reference] { return key }
         var key = Self.integer(reference) ?? 0
-        if key <= 0 || references[tree]?[key] != nil { key = (highest[tree] ?? 0) + 1 }
+        if key <= 0 || references[tree]?[key] != nil { key = freeKey(tree) }
         keys[tree, default: [:]][reference] = key
         references[tree, default: [:]][key] = reference
         highest[tree] = max(highest[tree] ?? 0, key)
@@ -37,7 +37,18 @@ struct ReferenceObjectKeys {
 
     /// A key no object of `root`'s tree has: what a new object's reference is by default.
     func unusedKey(root: EntityDescription) -> Int64 {
-        (highest[ObjectIdentifier(root)] ?? 0) + 1
+        freeKey(ObjectIdentifier(root))
+    }
+
+    /// The key above every key handed out; once a reference has taken the last one there is
+    /// (a file may number an object 9223372036854775807), the lowest positive key not taken,
+    /// rather than one that wraps round.
+    private func freeKey(_ tree: ObjectIdentifier) -> Int64 {
+        let top = highest[tree] ?? 0
+        if top < .max { return top + 1 }
+        var key: Int64 = 1
+        while references[tree]?[key] != nil { key += 1 }
+        return key
     }
 
     private static func integer(_ reference: AnyHashable) -> Int64? {

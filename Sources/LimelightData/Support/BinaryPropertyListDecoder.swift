@@ -8,7 +8,11 @@ import Foundation
 /// Every offset, count and reference is checked against the file before it is used, so a damaged
 /// or hostile file is refused, never read out of bounds. Containers are decoded once each and
 /// remembered: a file whose containers share elements cannot make decoding repeat work without
-/// end, and one that contains itself is found while it is being decoded.
+/// end, and one that contains itself is found while it is being decoded. Nor can sharing make the
+/// result a bomb: an array holding one array twice, which holds another twice, and so on, is
+/// some bytes on disk but 2^n values to whoever walks it (prints it, writes it back, indexes it),
+/// so a list that would hold more values, counted with repeats, than its file has bytes (or a
+/// million, for small files) is refused.
 struct BinaryPropertyListDecoder {
     private let bytes: UnsafeBufferPointer<UInt8>
     private let offsetSize: Int
@@ -19,6 +23,10 @@ struct BinaryPropertyListDecoder {
     private let topObject: Int
     private var decodedContainers: [Int: Any] = [:]
     private var openContainers: Set<Int> = []
+    /// Per decoded container, the values it holds counted as a walk meets them: shared ones as
+    /// often as they occur.
+    private var expandedCounts: [Int: Int] = [:]
+    private let maximumExpandedCount: Int
 
     static func decode(_ data: Data) throws(PropertyListReadError) -> Any {
         let outcome = data.withUnsafeBytes { raw -> Outcome in
@@ -66,6 +74,8 @@ struct BinaryPropertyListDecoder {
         objectCount = Int(count)
         tableOffset = Int(table)
         topObject = Int(top)
+        // Without sharing every value is at least a byte of the file; small files may share some.
+        maximumExpandedCount = max(bytes.count, 1 << 20)
     }
 
     private mutating func top() throws(PropertyListReadError) -> Any {
@@ -135,6 +145,15 @@ struct BinaryPropertyListDecoder {
         let isDictionary = bytes[offset] >> 4 == 0xD
         let (start, count) = try counted(at: offset, unitSize: referenceSize * (isDictionary ? 2 : 1),
                                          kind: isDictionary ? "a dictionary" : "an array")
+        var expanded = count
+        /// Counts an element as walking the result meets it; refuses a list that shares its
+        /// containers into a bomb.
+        func counting(_ element: Int) throws(PropertyListReadError) {
+            expanded += expandedCounts[element] ?? 0
+            guard expanded <= maximumExpandedCount else {
+                throw PropertyListReadError("object \(reference) shares containers so often that it would hold more than \(maximumExpandedCount) values")
+            }
+        }
         let result: Any
         if isDictionary {
             var dictionary: [String: Any] = [:]
@@ -144,19 +163,24 @@ struct BinaryPropertyListDecoder {
                 guard let key = try object(keyReference, depth: depth + 1) as? String else {
                     throw PropertyListReadError("a dictionary key (object \(keyReference)) is not a string")
                 }
-                dictionary[key] = try object(storedReference(at: start + (count + position) * referenceSize), depth: depth + 1)
+                let valueReference = storedReference(at: start + (count + position) * referenceSize)
+                dictionary[key] = try object(valueReference, depth: depth + 1)
+                try counting(valueReference)
             }
             result = dictionary
         } else {
             var array: [Any] = []
             array.reserveCapacity(count)
             for position in 0..<count {
-                array.append(try object(storedReference(at: start + position * referenceSize), depth: depth + 1))
+                let elementReference = storedReference(at: start + position * referenceSize)
+                array.append(try object(elementReference, depth: depth + 1))
+                try counting(elementReference)
             }
             result = array
         }
         openContainers.remove(reference)
         decodedContainers[reference] = result
+        expandedCounts[reference] = expanded
         return result
     }
 

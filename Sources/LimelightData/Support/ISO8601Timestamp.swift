@@ -24,6 +24,9 @@ package enum ISO8601Timestamp {
         // As the formatter does: the instant rounded to the millisecond first, then whole
         // seconds down (so 0.9996 s past a second shows the next one, 0.9994 s this one).
         let millis = ((date.timeIntervalSinceReferenceDate + 978_307_200) * 1000).rounded()
+        // An infinite date, or one too far off for `time_t` (a store or marker file may hold
+        // one), would trap converting; the formatter shows it as it shows any out of range.
+        guard millis.isFinite, abs(millis) < 9e18 else { return ISO8601DateFormatter().string(from: date) }
         var seconds = time_t(floor(millis / 1000))
         var parts = tm()
         guard gmtime_r(&seconds, &parts) != nil else { return ISO8601DateFormatter().string(from: date) }

@@ -162,9 +162,14 @@ enum PropertyListWriter {
 
     /// ISO 8601 in UTC to the second, as XML property lists store dates.
     private static func dateText(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        // A date no `time_t` holds (infinite, or 10^17 years off, as a binary list or a store's
+        // column may give one) would trap converting; the shared writer shows it as the
+        // formatter does.
+        let whole = date.timeIntervalSince1970.rounded(.down)
+        guard whole.isFinite, abs(whole) < 1e15 else { return ISO8601Timestamp.string(from: date) }
+        var seconds = time_t(whole)
         var parts = tm()
-        gmtime_r(&seconds, &parts)
+        guard gmtime_r(&seconds, &parts) != nil else { return ISO8601Timestamp.string(from: date) }
         return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
                       Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
     }

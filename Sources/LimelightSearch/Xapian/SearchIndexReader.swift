@@ -103,8 +103,8 @@ public final class SearchIndexReader: @unchecked Sendable {
                         default_prefixes: arrays[2], default_count: Int32(defaults.count),
                         boolean_names: arrays[3], boolean_prefixes: arrays[4], boolean_count: Int32(booleans.count),
                         sort_slot: query.sortSlot.map { Int32($0) } ?? -1, sort_reverse: query.sortDescending ? 1 : 0,
-                        offset: UInt32(max(0, query.offset)), limit: UInt32(max(0, query.limit)),
-                        snippet_slot: query.snippetSlot.map { Int32($0) } ?? -1, snippet_length: UInt32(query.snippetLength),
+                        offset: UInt32(clamping: query.offset), limit: UInt32(clamping: query.limit),
+                        snippet_slot: query.snippetSlot.map { Int32($0) } ?? -1, snippet_length: UInt32(clamping: query.snippetLength),
                         filter_terms: arrays[5], filter_groups: groups.baseAddress, filter_count: Int32(filterTerms.count),
                         hidden_term: hidden)
                     try xapianCall(path: path, { error in

@@ -27,6 +27,23 @@ struct ArchivedPredicate {
     /// Deeper nesting is refused: no written predicate comes near it, and reading recurses.
     private static let maximumDepth = 64
 
+    /// The parts one read may visit. Archived objects may be shared: a predicate whose two
+    /// operands are one predicate, whose two are another, and so on, is a few objects in the
+    /// archive but 2^64 parts to write out, so visits are counted, not just nesting.
+    let parts = PartCount()
+
+    final class PartCount {
+        static let maximum = 10_000
+        private var visited = 0
+
+        func visit() throws {
+            visited += 1
+            guard visited <= Self.maximum else {
+                throw Unreadable(description: "the predicate has more than \(Self.maximum) parts (its archived objects are shared over and over)")
+            }
+        }
+    }
+
     func format(_ predicate: KeyedArchive.Object) throws -> String {
         try format(predicate, depth: 0)
     }
@@ -59,6 +76,7 @@ struct ArchivedPredicate {
 
     private func format(_ predicate: KeyedArchive.Object, depth: Int) throws -> String {
         guard depth < Self.maximumDepth else { throw Unreadable(description: "the predicate nests too deeply") }
+        try parts.visit()
         let className = try archive.className(of: predicate)
         switch className {
         case "NSTruePredicate": return "TRUEPREDICATE"
@@ -123,6 +141,7 @@ struct ArchivedPredicate {
 
     private func expression(_ object: KeyedArchive.Object, depth: Int) throws -> String {
         guard depth < Self.maximumDepth else { throw Unreadable(description: "the predicate nests too deeply") }
+        try parts.visit()
         let className = try archive.className(of: object)
         switch className {
         case "NSSelfExpression": return "SELF"

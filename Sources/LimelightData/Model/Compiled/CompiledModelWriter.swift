@@ -194,8 +194,14 @@ struct CompiledModelWriter {
         }
     }
 
+    /// A bound as Core Data archives it: a whole number for integers and string lengths. A bound
+    /// no `Int64` holds (infinite, not a number, beyond its range; a model file may say so) is
+    /// archived as the real number it is rather than converted, which would trap.
     private mutating func bound(_ value: Double, type: AttributeType) -> Any {
-        [.integer16, .integer32, .integer64, .string].contains(type) ? number(Int64(value)) : number(value)
+        guard [.integer16, .integer32, .integer64, .string].contains(type), let whole = Int64(exactly: value.rounded(.towardZero)) else {
+            return number(value)
+        }
+        return number(whole)
     }
 
     // MARK: Archive objects

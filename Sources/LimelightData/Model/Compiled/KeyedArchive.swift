@@ -14,8 +14,8 @@ struct KeyedArchive {
         let fields: [String: Any]
     }
 
-    private let objects: [Any]
-    private let top: [String: Any]
+    let objects: [Any]
+    let top: [String: Any]
     /// Names the archive in errors (a file, or a store's model cache).
     let source: String
 
@@ -145,6 +145,75 @@ struct KeyedArchive {
             }
         }
         return result
+    }
+
+    /// How many objects unarchiving the whole archive meets: each once per reference to it, as
+    /// Foundation's unarchiver and the bridging after it do. Throws for an object that holds
+    /// itself (through others too), for nesting deeper than `maximumDepth`, and once the count
+    /// passes `limit`: an archive sharing an array into itself, or 60 deep into a bomb, is a few
+    /// objects but never ends for a reader that follows every reference. Walked with a stack, as
+    /// an archive may chain objects deeper than recursion goes.
+    func expandedCount(limit: Int, maximumDepth: Int = PropertyListReader.maximumDepth) throws(ModelError) -> Int {
+        struct Frame {
+            let index: Int
+            let references: [Int]
+            var next = 0
+            var count = 1
+        }
+        var finished: [Int: Int] = [:]
+        var open: Set<Int> = []
+        var total = 0
+        func frame(_ index: Int) throws(ModelError) -> Frame {
+            guard index < objects.count else {
+                throw ModelError("object reference \(index) is beyond the archive's \(objects.count) objects", at: source)
+            }
+            open.insert(index)
+            return Frame(index: index, references: Self.references(in: objects[index]))
+        }
+        func add(_ count: Int, to sum: inout Int) throws(ModelError) {
+            sum += count
+            guard sum <= limit else { throw ModelError("the archive refers to its objects more than \(limit) times over", at: source) }
+        }
+        for start in Self.references(in: top) where finished[start] == nil {
+            var stack = [try frame(start)]
+            while var current = stack.popLast() {
+                if current.next < current.references.count {
+                    let reference = current.references[current.next]
+                    current.next += 1
+                    if let known = finished[reference] {
+                        try add(known, to: &current.count)
+                        stack.append(current)
+                        continue
+                    }
+                    guard !open.contains(reference) else { throw ModelError("object \(reference) contains itself", at: source) }
+                    guard stack.count < maximumDepth else {
+                        throw ModelError("objects nested deeper than \(maximumDepth) levels", at: source)
+                    }
+                    stack.append(current)
+                    stack.append(try frame(reference))
+                    continue
+                }
+                open.remove(current.index)
+                finished[current.index] = current.count
+                if var parent = stack.popLast() {
+                    try add(current.count, to: &parent.count)
+                    stack.append(parent)
+                } else {
+                    try add(current.count, to: &total)
+                }
+            }
+        }
+        return total
+    }
+
+    /// The object references in a field's value, inside arrays and dictionaries too.
+    private static func references(in value: Any) -> [Int] {
+        switch value {
+        case let uid as PropertyListUID: [Int(clamping: uid.value)]
+        case let array as [Any]: array.flatMap(references)
+        case let dictionary as [String: Any]: dictionary.values.flatMap(references)
+        default: []
+        }
     }
 
     /// The index a reference names, checked; `nil` for no reference or `$null` (entry 0).

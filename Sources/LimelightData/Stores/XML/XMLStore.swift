@@ -14,8 +14,10 @@ import Logging
 /// lacks, an object named but missing) is refused with its line, before anything could be lost by
 /// saving over it.
 final class XMLStore: AtomicStore, @unchecked Sendable {
-    /// The number the next new object's id gets (`z<number>`), unique across the whole file.
-    private var nextObjectNumber: Int64 = 101
+    /// The number the next new object's id gets (`z<number>`), unique across the whole file;
+    /// `nil` once a file has used the last number there is (`z9223372036854775807`), after which
+    /// new objects get named ids, as the file may give them, rather than a number that wraps round.
+    private var nextObjectNumber: Int64? = 101
     /// The version number Core Data writes in `<databaseInfo>`.
     private static let formatVersion = "134481920"
 
@@ -32,7 +34,7 @@ final class XMLStore: AtomicStore, @unchecked Sendable {
         if stored["NSStoreUUID"] == nil { stored["NSStoreUUID"] = identifier }
         try setMetadata(stored)
         if let text = info?.children.first(where: { $0.name == "nextObjectID" })?.text, let number = Int64(text.trimmed()) {
-            nextObjectNumber = max(nextObjectNumber, number)
+            nextObjectNumber = nextObjectNumber.map { max($0, number) }
         }
         let hashes = stored["NSStoreModelVersionHashes"] as? [String: Data]
         let migrating = options[StoreOption.migratePersistentStoresAutomatically] as? Bool == true
@@ -43,7 +45,10 @@ final class XMLStore: AtomicStore, @unchecked Sendable {
         }
         var reader = try XMLStoreReader(store: self, names: XMLStoreNames(model: model), path: url.path, migrating: migrating)
         let nodes = try reader.nodes(of: root)
-        if let highest = reader.highestNumber { nextObjectNumber = max(nextObjectNumber, highest + 1) }
+        if let highest = reader.highestNumber {
+            let (next, isPastTheLast) = highest.addingReportingOverflow(1)
+            nextObjectNumber = isPastTheLast ? nil : nextObjectNumber.map { max($0, next) }
+        }
         addCacheNodes(Set(nodes))
         // A migrated store is written in the model's form at once, as a migration writes its
         // destination: the file then records the model it now fits.
@@ -68,15 +73,16 @@ final class XMLStore: AtomicStore, @unchecked Sendable {
         current["NSPersistenceFrameworkVersion"] = current["NSPersistenceFrameworkVersion"] ?? 1
         current["LimelightVersion"] = LimelightData.version
         let writer = XMLStoreWriter(store: self, names: try XMLStoreNames(model: model))
-        let text = try writer.document(uuid: identifier, version: Self.formatVersion, nextObjectNumber: nextObjectNumber,
+        let text = try writer.document(uuid: identifier, version: Self.formatVersion, nextObjectNumber: nextObjectNumber ?? .max,
                                        metadata: current, nodes: cacheNodesInKeyOrder())
         try AtomicFile.write(Data(text.utf8), to: url, permissions: 0o644, durable: true)
         metadata = current
     }
 
     override func newReferenceObject(for managedObject: ManagedObject) -> AnyHashable {
-        defer { nextObjectNumber += 1 }
-        return AnyHashable(nextObjectNumber)
+        guard let number = nextObjectNumber else { return AnyHashable("x" + UUID().uuidString) }
+        nextObjectNumber = number == .max ? nil : number + 1
+        return AnyHashable(number)
     }
 
     override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
