@@ -219,6 +219,38 @@ import Testing
         let names = try reader.performAndWait { try ids.map { try reader.existingObject(with: $0).value(forKey: "firstName") as? String } }
         #expect(names == (0..<20).map { "person \($0)" })
     }
+
+    @Test func storesAddedAndRemovedWhileOtherThreadsLookThemUp() throws {
+        let folder = try TemporaryFolder()
+        let coordinator = try Self.coordinator(folder)
+        let writer = Self.context(coordinator)
+        let uri = try writer.performAndWait { () throws -> URL in
+            try writer.insertNewObject(forEntityName: "Person").setValue("Ada", forKey: "firstName")
+            try writer.save()
+            return try #require(writer.registeredObjects.first).objectID.uriRepresentation()
+        }
+        let storeURL = folder.file("photos.sqlite")
+        let failures = Failures()
+        Self.onThreads(3) { index in
+            for round in 0..<200 {
+                failures.record {
+                    if index == 0 {
+                        // A second store comes and goes.
+                        let store = try coordinator.addPersistentStore(type: .inMemory)
+                        coordinator.remove(store)
+                    } else {
+                        guard coordinator.managedObjectID(forURIRepresentation: uri) != nil,
+                              coordinator.persistentStore(for: storeURL) != nil,
+                              !coordinator.persistentStores.isEmpty else {
+                            throw ConcurrencyTestError("round \(round): the first store was not found")
+                        }
+                    }
+                }
+            }
+        }
+        #expect(failures.all.isEmpty)
+        #expect(coordinator.persistentStores.count == 1)
+    }
 }
 
 /// Errors thrown on the tests' threads, collected for the test to check on its own.
