@@ -91,4 +91,26 @@ import Testing
         }
         #expect(try PhotoModel.stack(at: url).count(for: FetchRequest<ManagedObject>(entityName: "Photo")) == 0)
     }
+
+    /// Entities whose parents go round are refused, and let go: each held the next as a subentity.
+    @Test func entitiesInAnInheritanceCycleAreRefusedAndGo() throws {
+        weak var goneLoop: EntityDescription?
+        weak var goneOther: EntityDescription?
+        do {
+            let loop = EntityDescription(name: "Loop", properties: [])
+            loop.superentityName = "Loop"
+            let first = EntityDescription(name: "First", properties: []), second = EntityDescription(name: "Second", properties: [])
+            first.superentityName = "Second"
+            second.superentityName = "First"
+            for entities in [[loop], [first, second]] {
+                let model = ManagedObjectModel(entities: entities)
+                let error = try #require(throws: ModelError.self) { try model.resolve() }
+                #expect(error.reason.contains("inheritance cycle"))
+            }
+            goneLoop = loop
+            goneOther = first
+        }
+        #expect(goneLoop == nil)
+        #expect(goneOther == nil)
+    }
 }

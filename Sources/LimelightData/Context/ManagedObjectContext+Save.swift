@@ -280,6 +280,7 @@ extension ManagedObjectContext {
     public func reset() {
         advanceQueryGeneration()
         rollback()
+        dropObjectCaches()
         unregisterAll()
         for object in registeredObjects { object.managedObjectContext = nil }
         registry.removeAll()

@@ -157,6 +157,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     deinit {
+        dropObjectCaches()
         unregisterAll()
         // Objects that outlive the context then read `nil` as their context.
         objectReference.context = nil
@@ -302,6 +303,20 @@ public final class ManagedObjectContext: @unchecked Sendable {
             object.committedValues = row.values
             object.storeVersion = row.version
             object.reportChanges(since: before)
+        }
+    }
+
+    /// Empties every registered object's fetched property results and prefetched objects. The
+    /// objects hold those strongly, so they can hold each other (a fetched property that finds its
+    /// own object, prefetching out and back through an inverse): a cycle that nothing outside
+    /// reaches and that would outlive the context. Called when the context lets its objects go.
+    func dropObjectCaches() {
+        // The objects are held here while their caches go: one that then has no other owner
+        // leaves the registry after the loop, not during it.
+        let objects = registry.allObjects
+        for object in objects where !object.fetchedResults.isEmpty || !object.prefetchedObjects.isEmpty {
+            object.fetchedResults = [:]
+            object.prefetchedObjects = [:]
         }
     }
 

@@ -7,7 +7,11 @@ import Foundation
 /// share one coordinator.
 public final class PersistentStoreCoordinator: @unchecked Sendable {
     public let managedObjectModel: ManagedObjectModel
-    public private(set) var persistentStores: [PersistentStore] = []
+    /// The stores added, in order. Read under the lock, as stores are added and removed on any
+    /// thread while contexts on others route their fetches and saves.
+    public var persistentStores: [PersistentStore] { lock.withLock { stores } }
+    /// What `persistentStores` reads; under the lock.
+    private var stores: [PersistentStore] = []
     /// A name for the coordinator, for the application's own use (Core Data's `name`).
     public var name: String? {
         get { lock.withLock { storedName } }
@@ -84,7 +88,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                     throw error
                 }
             }
-            persistentStores.append(store)
+            stores.append(store)
             hasIncrementalStores = hasIncrementalStores || store is IncrementalStore
         }
         if options[StoreOption.remoteChangeNotificationPost] as? Bool == true {
@@ -103,7 +107,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// markers on disk.
     deinit {
         for watcher in remoteChangeWatchers.values { watcher.stop() }
-        for store in persistentStores { store.drainExternalRecords() }
+        for store in stores { store.drainExternalRecords() }
     }
 
     /// Waits until the marker files of every save made before the call are on disk and durable.
@@ -126,8 +130,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         lock.withLock {
             remoteChangeWatchers.removeValue(forKey: ObjectIdentifier(store))?.stop()
             store.close()   // closing finishes the store's pending marker work first
-            persistentStores.removeAll { $0 === store }
-            hasIncrementalStores = persistentStores.contains { $0 is IncrementalStore }
+            stores.removeAll { $0 === store }
+            hasIncrementalStores = stores.contains { $0 is IncrementalStore }
             // Its IDs name no store from now on (`ManagedObjectID.persistentStore`).
             if isMine { store.reference.detach() }
         }

@@ -129,6 +129,9 @@ public final class ManagedObjectModel: @unchecked Sendable {
             var current: EntityDescription? = entity
             while let node = current {
                 if !seen.insert(ObjectIdentifier(node)).inserted {
+                    // Each entity of the cycle holds the next as a subentity: let go of them, or
+                    // the refused entities would keep each other alive.
+                    for entity in entities { entity.subentities = [] }
                     throw ModelError("inheritance cycle", at: entity.name)
                 }
                 current = node.superentity

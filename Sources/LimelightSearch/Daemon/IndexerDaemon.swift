@@ -108,16 +108,19 @@ public final class IndexerDaemon: @unchecked Sendable {
             source.resume()
             signalSources.append(source)
         }
-        queue.sync {
+        // `roots` belongs to the queue: counted there, since the watcher's events change it as
+        // soon as it starts.
+        let rootCount = queue.sync {
             let registry = ExternalRecordsRegistry.rootsDirectory
             try? FileManager.default.createDirectory(at: registry, withIntermediateDirectories: true)
             watcher.addTree(registry.path)
             // One reconcile of every root at startup, which also drops unregistered stores' documents.
             refreshRoots(reconcilingNewRoots: false)
             reconcile(roots)
+            return roots.count
         }
         watcher.start()
-        logger.info("limelightd: watching \(roots.count) records folder(s); index \(options.indexPath.path)")
+        logger.info("limelightd: watching \(rootCount) records folder(s); index \(options.indexPath.path)")
         finished.wait()
     }
 
