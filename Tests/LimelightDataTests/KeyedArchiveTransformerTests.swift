@@ -121,4 +121,22 @@ import Testing
         let linkAndUUID = try KeyedArchiveTransformer.transformer.decode(KeyedArchiveTransformer.transformer.encode([link, UUID()]))
         #expect((linkAndUUID as? [Any])?.first as? URL == link, "\(type(of: linkAndUUID)) \(linkAndUUID)")
     }
+
+    /// The fuzzer's find that Foundation's unarchiver crashed on (reading memory it did not own,
+    /// in a cast after unarchiving): a dictionary of a date, a string and a number whose damaged
+    /// offset table points its three keys' entries at one object. Read by the project's own
+    /// archive reader, it is the one-key dictionary those tables describe.
+    @Test func anArchiveFoundationCrashedOnReadsAsItsValues() throws {
+        let bytes = try #require(Data(base64Encoded: """
+            YnBsaXN0MDDUAQIDBAUGBwpYJHZlcnNpb25ZJGFyY2hpdmVyVCR0b3BYJG9iamVjdHMSAAGGoMIBD05TS2V5ZWRBcmNoaXZlctEICVRyb290\
+            gAGqCwwZGhscISgpKlUkbnVsbNMNDg8QFBVXTlMua2V5c1YkY2xhc3NaTlMub2JqZWN0c6MREhOAAoADgASACaMWFxiABYAHgAhUd2hlblRu\
+            YW1lU2FnZdIdHh8gViRjbGFzc1dOUy50aW1lgAYjAAAAAAAAAADSIiMkJVokY2xhc3NuYW1lWCRjbGFzc2VzVk5TRGF0ZaImJ1ZOU0RhdGVY\
+            TlNPYmplY3RTQW5uECrSKywtLlokY2xhc3NuYW1lWCRjbGFzc2VzXE5TRGljdGlvbmFyeaIvMFxOU0RpY3Rpb25hcnlYTlNPYmplY3QACAAR\
+            ABoAJAApADIANwBJAEwAUQBTAF4AZABrAHMAegCFAIsAiwCNAI8AkQCVAJcAmQCbAKAAoACpAK4AtQC9AL8AyADNANgA4QDoAOsA8gD7AP8B\
+            AQEGAREBGgEnASoBNwAAAAAAAAIBAAAAAAAAADEAAAAAAAAAAAAAAAAAAAFA
+            """))
+        let value = try #require(try KeyedArchiveTransformer.transformer.decode(bytes) as? [String: Any], "read as bytes")
+        #expect(value.count == 1, "\(value)")
+        #expect(value["name"] as? Int == 42, "\(value)")
+    }
 }

@@ -71,3 +71,63 @@ extension KeyedArchive {
         return top.values.allSatisfy { ($0 as? PropertyListUID).map { $0.value < UInt64(objects.count) } ?? false }
     }
 }
+
+extension KeyedArchive {
+    /// The value the archive's root holds, in Swift's types (`[Any]`, `[String: Any]`, `Set`,
+    /// `String`, numbers, `Date`, `Data`, `URL`, `UUID`, `NSNull`); `nil` when it has no root.
+    ///
+    /// Read here rather than by Foundation's unarchiver, which on Linux trusts the archive's
+    /// fields and reads memory it does not own on a damaged one. Ask only once
+    /// `holdsOnlyPlainValues()` and `expandedCount(limit:)` have passed: then every reference
+    /// exists, nothing contains itself and nesting is bounded, so the walk ends.
+    func plainRootValue() -> Any? {
+        guard let root = top["root"] ?? (top.count == 1 ? top.values.first : nil) else { return nil }
+        return plainValue(root)
+    }
+
+    private func plainValue(_ field: Any) -> Any? {
+        // Numbers and booleans sit in their fields; everything else is referred to by index.
+        guard let reference = field as? PropertyListUID else { return field }
+        // Index 0 is the archive's `$null`.
+        guard reference.value > 0, reference.value < UInt64(objects.count) else { return nil }
+        let stored = objects[Int(reference.value)]
+        guard let fields = stored as? [String: Any] else { return stored }
+        guard let classReference = fields["$class"] as? PropertyListUID, classReference.value < UInt64(objects.count),
+              let name = (objects[Int(classReference.value)] as? [String: Any])?["$classname"] as? String,
+              let shape = Self.plainClasses[name] else { return nil }
+        switch shape {
+        case .elements:
+            let elements = (fields["NS.objects"] as? [Any] ?? []).compactMap(plainValue)
+            guard name.hasSuffix("Set"), !name.hasSuffix("OrderedSet") else { return elements }
+            return Set(elements.compactMap { $0 as? AnyHashable })
+        case .dictionary:
+            let keys = (fields["NS.keys"] as? [Any] ?? []).map(plainValue)
+            let values = (fields["NS.objects"] as? [Any] ?? []).map(plainValue)
+            var result: [AnyHashable: Any] = [:]
+            for (key, value) in zip(keys, values) {
+                if let key = key as? AnyHashable, let value { result[key] = value }
+            }
+            // String keys, by far the usual, read as `[String: Any]`.
+            guard result.keys.allSatisfy({ $0.base is String }) else { return result }
+            return Dictionary(uniqueKeysWithValues: result.compactMap { key, value in (key.base as? String).map { ($0, value) } })
+        case .string:
+            if let string = fields["NS.string"] as? String { return string }
+            return (fields["NS.bytes"] as? Data).flatMap { String(data: $0, encoding: .utf8) }
+        case .date:
+            let seconds = fields["NS.time"] as? Double ?? (fields["NS.time"] as? Int).map(Double.init)
+            return seconds.map { Date(timeIntervalSinceReferenceDate: $0) }
+        case .data:
+            return fields["NS.data"] as? Data
+        case .url:
+            guard let relative = fields["NS.relative"] as? PropertyListUID, relative.value < UInt64(objects.count),
+                  let text = objects[Int(relative.value)] as? String else { return nil }
+            return URL(string: text)
+        case .uuid:
+            guard let bytes = fields["NS.uuidbytes"] as? Data, bytes.count == 16 else { return nil }
+            let b = Array(bytes)
+            return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+        case .none:
+            return NSNull()
+        }
+    }
+}
