@@ -21,9 +21,7 @@ enum AttributeValueCoercion {
             if let bool = value as? Bool { return bool }
             return integer(value).map { $0 != 0 }
         case .string: return value as? String ?? (value as? Substring).map(String.init)
-        // A number is a scalar date (`TimeInterval`, as Xcode declares a Date attribute that
-        // uses a scalar type): seconds since the reference date, as Core Data's accessors take it.
-        case .date: return value as? Date ?? (value is Bool ? nil : double(value).map { Date(timeIntervalSinceReferenceDate: $0) })
+        case .date: return value as? Date
         case .binaryData: return value as? Data ?? (value as? [UInt8]).map { Data($0) }
         case .uuid: return value as? UUID
         case .uri: return value as? URL

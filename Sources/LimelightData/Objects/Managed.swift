@@ -86,6 +86,13 @@ extension ManagedObject {
             setValue(value.value, forKey: ManagedKeyCache.name(storage: storage, in: self))
             return
         }
+        // A Date attribute declared with a scalar type (`@Managed var posted: TimeInterval`, as
+        // Xcode declares one) is set in seconds since the reference date. Only here: by key, a
+        // date attribute takes a `Date`, as in Core Data.
+        if case .double(let seconds) = value, entityLayout.attributeTypes[index] == .date {
+            setStoredValue(.date(Date(timeIntervalSinceReferenceDate: seconds)), at: index, registerUndo: true)
+            return
+        }
         setStoredValue(value, at: index, registerUndo: true)
     }
 }
