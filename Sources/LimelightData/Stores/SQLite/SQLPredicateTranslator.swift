@@ -132,6 +132,9 @@ struct SQLPredicateTranslator {
     /// `right`, when given, is the right operand already translated in an outer scope (the object
     /// an ANY/ALL/NONE belongs to), which is where in-memory evaluation reads it too.
     mutating func comparison(_ c: ComparisonPredicate, _ scope: Scope, _ bindings: inout [SQLiteValue], right: Operand? = nil) throws -> String {
+        var c = c
+        c.left = try Self.folded(c.left)
+        c.right = try Self.folded(c.right)
         // ANY/ALL over a list the predicate gives (`ALL %@ IN tags`) range over its elements, as in
         // memory: one comparison per element, any or all of which must hold.
         if c.modifier != .direct, right == nil, let items = Self.constantList(c.left) {
@@ -152,6 +155,14 @@ struct SQLPredicateTranslator {
         var single = c
         single.modifier = .direct
         return try scalarComparison(single, left, scope, &bindings, right: right)
+    }
+
+    /// A key path into values the predicate gives (`{1, 2, 3}.@count`, `%@.name` with objects as the
+    /// argument) computed once, as in memory, and compared as that constant: no row is read for it.
+    static func folded(_ expression: QueryExpression) throws -> QueryExpression {
+        guard case .keyPathOf(let base, _) = expression, isConstant(base) else { return expression }
+        var evaluator = PredicateEvaluator(variables: [:])
+        return .value(try evaluator.value(expression, nil))
     }
 
     /// The values of a list written or given in the predicate (`{1, 2}`, `%@` with an array), which
