@@ -113,4 +113,12 @@ import Testing
         #expect(try fixture.names(try QueryPredicate(format: "name IN %@.name OR rank == 4", given)) == ["Empty", "Fiction", "Loose"])
         #expect(try fixture.names(try QueryPredicate(format: "rank == %@.@count", given)) == ["Poems"])
     }
+
+    @Test func aCollectionOperatorWrittenFirstIsTheOneAfterTheToMany() throws {
+        let fixture = try Fixture()
+        // Fiction's books have 886 pages, Poems' 80, Loose's 202, Empty's none.
+        #expect(try fixture.names(try QueryPredicate(format: "@sum.books.pages > 500")) == ["Fiction"])
+        #expect(try fixture.names(try QueryPredicate(format: "@max.books.pages < 300")) == ["Loose", "Poems"])
+        #expect(try fixture.names(try QueryPredicate(format: "@count.books == 0")) == ["Empty"])
+    }
 }

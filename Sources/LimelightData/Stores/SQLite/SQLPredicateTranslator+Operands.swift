@@ -129,6 +129,12 @@ extension SQLPredicateTranslator {
         if first == "entity", PredicateEvaluator.readsEntity(of: scope.entity) { return try entityOperand(Array(components.dropFirst()), scope) }
         guard let property = scope.entity.property(named: first) ?? scope.entity.selfAndDescendants.lazy.compactMap({ $0.property(named: first) }).first else {
             if first.hasPrefix("@") {
+                // Apple's guide writes the operator first (`@sum.items.price < 1000`); over a to-many
+                // that is the operator after it, which is how memory reads it too.
+                if components.count >= 2, let relationship = scope.entity.property(named: components[1]) as? RelationshipDescription,
+                   relationship.isToMany {
+                    return try keyPathOperand([components[1], first] + components.dropFirst(2), scope)
+                }
                 throw Self.unsupported("the collection operator \(first) at the start of \(components.joined(separator: ".")): "
                                        + "it follows a to-many relationship, as in items.@sum.price")
             }
