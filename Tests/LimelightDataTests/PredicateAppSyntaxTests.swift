@@ -121,4 +121,25 @@ import Testing
         #expect(try fixture.names(try QueryPredicate(format: "@max.books.pages < 300")) == ["Loose", "Poems"])
         #expect(try fixture.names(try QueryPredicate(format: "@count.books == 0")) == ["Empty"])
     }
+
+    @Test func valuesWithoutALiteralPrintAsCastsThatReadBackAsThemselves() throws {
+        let fixture = try Fixture()
+        let code = try #require(Self.code(2))
+        let cover = Data([3, 0xFF])
+        let site = try #require(URL(string: "https://example.org/shelf/4"))
+        for (format, argument, expected) in [("code == %@", code as Any, "Poems"), ("cover == %@", cover, "Empty"), ("site == %@", site, "Loose")] {
+            let predicate = try QueryPredicate(format: format, argument)
+            let printed = predicate.predicateFormat
+            #expect(printed.contains("CAST("), "\(printed)")
+            let again = try QueryPredicate(format: printed)
+            #expect(again == predicate, "\(printed)")
+            #expect(try fixture.names(again) == [expected], "\(printed)")
+        }
+        #expect(try QueryPredicate(format: "code IN %@", [code]).predicateFormat
+                == "code IN {CAST(\"20000000-0000-0000-0000-000000000002\", \"NSUUID\")}")
+        // Text that is not one is an error naming the type it was cast to.
+        #expect { try QueryPredicate(format: "code == CAST('nope', 'NSUUID')").evaluate(with: ["code": code]) } throws: {
+            "\($0)".contains("NSUUID")
+        }
+    }
 }

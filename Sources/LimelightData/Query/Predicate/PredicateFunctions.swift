@@ -222,8 +222,28 @@ enum PredicateFunctions {
         case "NSString", "String":
             if let date = value as? Date { return String(date.timeIntervalSinceReferenceDate) }
             return "\(value)"
+        // The forms the printer writes constants in that have no literal, so they read back as
+        // themselves: CAST("…", "NSUUID"), CAST("<base64>", "NSData"), CAST("…", "NSURL").
+        case "NSUUID", "UUID":
+            if let uuid = value as? UUID { return uuid }
+            guard let text = value as? String, let uuid = UUID(uuidString: text) else {
+                throw PredicateEvaluationError("CAST to NSUUID needs a UUID string such as 'E621E1F8-C36C-495A-93FC-0C247A3E6E5F', got \(value)")
+            }
+            return uuid
+        case "NSData", "Data":
+            if let data = value as? Data { return data }
+            guard let text = value as? String, let data = Data(base64Encoded: text) else {
+                throw PredicateEvaluationError("CAST to NSData needs the bytes in base64, got \(value)")
+            }
+            return data
+        case "NSURL", "URL":
+            if let url = value as? URL { return url }
+            guard let text = value as? String, let url = URL(string: text) else {
+                throw PredicateEvaluationError("CAST to NSURL needs a URL string, got \(value)")
+            }
+            return url
         default:
-            throw PredicateEvaluationError("CAST to '\(type)' is not supported (use NSDate, NSNumber or NSString)")
+            throw PredicateEvaluationError("CAST to '\(type)' is not supported (use NSDate, NSNumber, NSString, NSUUID, NSData or NSURL)")
         }
     }
 }
