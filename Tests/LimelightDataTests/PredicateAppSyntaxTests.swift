@@ -142,4 +142,21 @@ import Testing
             "\($0)".contains("NSUUID")
         }
     }
+
+    @Test func anObjectOfAnotherEntityIsNoneOfTheseObjectsWhateverItsKey() throws {
+        let fixture = try Fixture()
+        // Shelves and keepers are numbered in their own tables: some shelf has the key a keeper has.
+        let keepers = try fixture.context.fetch(FetchRequest<ManagedObject>(entityName: "Keeper"))
+        let shelves = try fixture.context.fetch(FetchRequest<ManagedObject>(entityName: "Shelf"))
+        let (keeper, twin) = try #require(keepers.lazy.compactMap { keeper in
+            shelves.first { $0.objectID.primaryKey == keeper.objectID.primaryKey }.map { (keeper, $0) }
+        }.first)
+        #expect(try fixture.names(try QueryPredicate(format: "keeper == %@", twin)) == [])
+        #expect(try fixture.names(try QueryPredicate(format: "keeper != %@", twin)) == ["Empty", "Fiction", "Loose", "Poems"])
+        #expect(try fixture.names(try QueryPredicate(format: "keeper IN %@", [twin])) == [])
+        #expect(try fixture.names(try QueryPredicate(format: "ANY books == %@", keeper)) == [])
+        #expect(try fixture.names(try QueryPredicate(format: "SELF == %@", keeper)) == [])
+        let ann = try #require(keepers.first { $0.value(forKey: "name") as? String == "Ann" })
+        #expect(try fixture.names(try QueryPredicate(format: "keeper == %@", ann)) == ["Fiction", "Poems"])
+    }
 }

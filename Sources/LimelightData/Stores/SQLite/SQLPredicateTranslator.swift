@@ -34,6 +34,9 @@ struct SQLPredicateTranslator {
         var bindings: [SQLiteValue] = []
         /// Set when the operand is an object reference (a pk column), so objects compare by key.
         var isObjectKey = false
+        /// The root entity of the objects an object reference names: keys are unique only within
+        /// one root entity's table, so objects from two tables never compare equal.
+        var objectRoot: EntityDescription?
         /// Set when the operand is a to-many key path: (relationship, owner scope, rest of path).
         var toMany: (relationship: RelationshipDescription, scope: Scope, rest: [String])?
         var attribute: AttributeDescription?
