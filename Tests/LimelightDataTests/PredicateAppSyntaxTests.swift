@@ -159,4 +159,27 @@ import Testing
         let ann = try #require(keepers.first { $0.value(forKey: "name") as? String == "Ann" })
         #expect(try fixture.names(try QueryPredicate(format: "keeper == %@", ann)) == ["Fiction", "Poems"])
     }
+
+    @Test func setExpressionsCombineCollections() throws {
+        #expect(try QueryPredicate(format: "3 IN {1, 2} UNION {2, 3}").evaluate(with: nil))
+        #expect(try !QueryPredicate(format: "1 IN {1, 2} MINUS {1}").evaluate(with: nil))
+        #expect(try QueryPredicate(format: "{1, 2} INTERSECT {2, 3} CONTAINS 2 AND NOT {1, 2} INTERSECT {2, 3} CONTAINS 1").evaluate(with: nil))
+        let printed = try QueryPredicate(format: "3 IN {1, 2} UNION {2, 3}").predicateFormat
+        #expect(printed == "3 IN ({1, 2} UNION {2, 3})")
+        #expect(try QueryPredicate(format: printed) == (try QueryPredicate(format: "3 IN {1, 2} UNION {2, 3}")))
+        // Only after an operand is the word an operator: a key may still be called union.
+        #expect(try QueryPredicate(format: "union == 1").predicateFormat == "union == 1")
+        #expect { try QueryPredicate(format: "{1} UNION 2 CONTAINS 1").evaluate(with: nil) } throws: {
+            "\($0)".contains("the right operand of UNION must be a collection")
+        }
+        let fixture = try Fixture()
+        #expect(try fixture.names(try QueryPredicate(format: "name IN {'Fiction', 'Poems'} MINUS %@", ["Poems"])) == ["Fiction"])
+        #expect(try fixture.names(try QueryPredicate(format: "rank IN %@ UNION {4}", [1])) == ["Fiction", "Loose"])
+        // With values from the store it is computed in memory only; SQL says which part it cannot say.
+        let stored = try QueryPredicate(format: "'Dune' IN books.title UNION {'x'}")
+        #expect(try stored.evaluate(with: fixture.shelves["Fiction"]))
+        #expect { try fixture.context.fetch(FetchRequest<ManagedObject>(entityName: "Shelf", predicate: stored)) } throws: {
+            "\($0)".contains("UNION")
+        }
+    }
 }

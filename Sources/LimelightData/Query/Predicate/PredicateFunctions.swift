@@ -45,6 +45,7 @@ enum PredicateFunctions {
     }
 
     private static func call(_ name: String, _ args: [Any?]) throws -> Any? {
+        if ["UNION", "INTERSECT", "MINUS"].contains(name) { return try setOperation(name, args) }
         if nilPropagating.contains(name), args.contains(where: { $0 == nil }) { return nil }
         func number(_ index: Int) throws -> Double {
             guard index < args.count else { throw PredicateEvaluationError("\(name) needs \(index + 1) arguments, got \(args.count)") }
@@ -195,6 +196,30 @@ enum PredicateFunctions {
         formatter.timeZone = TimeZone(secondsFromGMT: 0)
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
         return formatter.date(from: text.trimmingCharacters(in: .whitespaces))
+    }
+
+    /// `a UNION b`, `a INTERSECT b`, `a MINUS b` of two collections (nil is an empty one), each
+    /// value once, in the order first met, compared as `==` compares them.
+    static func setOperation(_ name: String, _ args: [Any?]) throws -> [Any?] {
+        guard args.count == 2 else { throw PredicateEvaluationError("\(name) needs two collections, got \(args.count) operands") }
+        let sides = try args.enumerated().map { index, value -> [Any?] in
+            guard let value else { return [] }
+            guard !(value is String), let items = PredicateValues.elements(value) else {
+                throw PredicateEvaluationError("the \(index == 0 ? "left" : "right") operand of \(name) must be a collection, got \(PredicateValues.describe(value))")
+            }
+            return items
+        }
+        func contains(_ items: [Any?], _ item: Any?) -> Bool { items.contains { PredicateValues.equal($0, item, options: []) } }
+        let candidates = name == "UNION" ? sides[0] + sides[1] : sides[0]
+        var result: [Any?] = []
+        for item in candidates where !contains(result, item) {
+            switch name {
+            case "INTERSECT": if contains(sides[1], item) { result.append(item) }
+            case "MINUS": if !contains(sides[1], item) { result.append(item) }
+            default: result.append(item)
+            }
+        }
+        return result
     }
 
     static func cast(_ value: Any?, to type: String) throws -> Any? {

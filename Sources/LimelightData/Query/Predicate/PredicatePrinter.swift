@@ -65,7 +65,8 @@ enum PredicatePrinter {
             return operand(base) + "[" + inner + "]"
         case .function(let name, let args):
             // modulus:by: prints as a function: `%%` is this parser's spelling, not Apple's.
-            let infix = ["add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/", "raise:toPower:": "**"]
+            let infix = ["add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/", "raise:toPower:": "**",
+                         "UNION": "UNION", "INTERSECT": "INTERSECT", "MINUS": "MINUS"]
             if let symbol = infix[name], args.count == 2 { return "(\(format(args[0])) \(symbol) \(format(args[1])))" }
             return name + "(" + args.map(format).joined(separator: ", ") + ")"
         }

@@ -161,9 +161,15 @@ struct SQLPredicateTranslator {
     }
 
     /// A key path into values the predicate gives (`{1, 2, 3}.@count`, `%@.name` with objects as the
-    /// argument) computed once, as in memory, and compared as that constant: no row is read for it.
+    /// argument), or a set expression of them, computed once, as in memory, and compared as that
+    /// constant: no row is read for it.
     static func folded(_ expression: QueryExpression) throws -> QueryExpression {
-        guard case .keyPathOf(let base, _) = expression, isConstant(base) else { return expression }
+        switch expression {
+        case .keyPathOf(let base, _) where isConstant(base): break
+        // Set expressions of given lists ({1, 2} UNION %@) are lists too, for IN and CONTAINS.
+        case .function(let name, _) where ["UNION", "INTERSECT", "MINUS"].contains(name) && isConstant(expression): break
+        default: return expression
+        }
         var evaluator = PredicateEvaluator(variables: [:])
         return .value(try evaluator.value(expression, nil))
     }
