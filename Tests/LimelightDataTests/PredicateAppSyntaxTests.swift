@@ -175,6 +175,9 @@ import Testing
         let fixture = try Fixture()
         #expect(try fixture.names(try QueryPredicate(format: "name IN {'Fiction', 'Poems'} MINUS %@", ["Poems"])) == ["Fiction"])
         #expect(try fixture.names(try QueryPredicate(format: "rank IN %@ UNION {4}", [1])) == ["Fiction", "Loose"])
+        // A comparison of given values only holds for every row or for none.
+        #expect(try fixture.names(try QueryPredicate(format: "{1, 2} UNION %@ CONTAINS 3 AND rank == 1", [3])) == ["Fiction"])
+        #expect(try fixture.names(try QueryPredicate(format: "{1} CONTAINS 2 OR rank == 4")) == ["Loose"])
         // With values from the store it is computed in memory only; SQL says which part it cannot say.
         let stored = try QueryPredicate(format: "'Dune' IN books.title UNION {'x'}")
         #expect(try stored.evaluate(with: fixture.shelves["Fiction"]))

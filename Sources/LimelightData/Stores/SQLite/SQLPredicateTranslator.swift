@@ -138,6 +138,12 @@ struct SQLPredicateTranslator {
         var c = c
         c.left = try Self.folded(c.left)
         c.right = try Self.folded(c.right)
+        // Nothing from the store on either side ({1, 2} UNION %@ CONTAINS 3): the answer is the same
+        // for every row, so it is computed once, as memory computes it, and written as 1 or 0.
+        if right == nil, Self.isConstant(c.left), Self.isConstant(c.right) {
+            var evaluator = PredicateEvaluator(variables: [:])
+            return try evaluator.evaluate(.comparison(c), nil) ? "1" : "0"
+        }
         // ANY/ALL over a list the predicate gives (`ALL %@ IN tags`) range over its elements, as in
         // memory: one comparison per element, any or all of which must hold.
         if c.modifier != .direct, right == nil, let items = Self.constantList(c.left) {
