@@ -213,9 +213,11 @@ import Testing
         #expect { try QueryPredicate(format: "%K AND title != nil", "isDone") } throws: {
             "\($0)".contains("a Boolean key is compared too, as in isDone == YES at offset 3")
         }
-        let leading = try QueryPredicate(format: "@max.tags.created > %@", Self.day)
+        // Written first, as Apple's guide writes @sum.items.price, an operator applies to the to-many after it.
+        #expect(try fixture.titles("@max.tags.created > %@", [Self.day]) == (try fixture.titles("tags.@max.created > %@", [Self.day])))
+        let leading = try QueryPredicate(format: "@max.title > %@", "A")
         #expect { try fixture.context.fetch(FetchRequest<ManagedObject>(entityName: "Note", predicate: leading)) } throws: {
-            "\($0)".contains("follows a to-many relationship") && "\($0)".contains("in the predicate @max.tags.created > CAST(")
+            "\($0)".contains("follows a to-many relationship") && "\($0)".contains("in the predicate @max.title > \"A\"")
         }
     }
 }

@@ -208,6 +208,13 @@ struct PredicateEvaluator {
         var components = path.split(separator: ".").map(String.init)[...]
         var current = root
         while let component = components.popFirst() {
+            if component.hasPrefix("@"), current != nil, PredicateValues.elements(current) == nil,
+               let next = components.first, !next.hasPrefix("@") {
+                // Apple's guide writes the operator first (`@sum.items.price < 1000`): of one object,
+                // that is the operator over the collection its next key gives, as SQL reads it too.
+                components = ArraySlice([next, component] + components.dropFirst())
+                continue
+            }
             if component.hasPrefix("@") {
                 let items = PredicateValues.elements(current) ?? (current == nil ? [] : [current])
                 let rest = components.joined(separator: ".")

@@ -45,6 +45,7 @@ enum PredicateFunctions {
     }
 
     private static func call(_ name: String, _ args: [Any?]) throws -> Any? {
+        if ["UNION", "INTERSECT", "MINUS"].contains(name) { return try setOperation(name, args) }
         if nilPropagating.contains(name), args.contains(where: { $0 == nil }) { return nil }
         func number(_ index: Int) throws -> Double {
             guard index < args.count else { throw PredicateEvaluationError("\(name) needs \(index + 1) arguments, got \(args.count)") }
@@ -197,6 +198,30 @@ enum PredicateFunctions {
         return formatter.date(from: text.trimmingCharacters(in: .whitespaces))
     }
 
+    /// `a UNION b`, `a INTERSECT b`, `a MINUS b` of two collections (nil is an empty one), each
+    /// value once, in the order first met, compared as `==` compares them.
+    static func setOperation(_ name: String, _ args: [Any?]) throws -> [Any?] {
+        guard args.count == 2 else { throw PredicateEvaluationError("\(name) needs two collections, got \(args.count) operands") }
+        let sides = try args.enumerated().map { index, value -> [Any?] in
+            guard let value else { return [] }
+            guard !(value is String), let items = PredicateValues.elements(value) else {
+                throw PredicateEvaluationError("the \(index == 0 ? "left" : "right") operand of \(name) must be a collection, got \(PredicateValues.describe(value))")
+            }
+            return items
+        }
+        func contains(_ items: [Any?], _ item: Any?) -> Bool { items.contains { PredicateValues.equal($0, item, options: []) } }
+        let candidates = name == "UNION" ? sides[0] + sides[1] : sides[0]
+        var result: [Any?] = []
+        for item in candidates where !contains(result, item) {
+            switch name {
+            case "INTERSECT": if contains(sides[1], item) { result.append(item) }
+            case "MINUS": if !contains(sides[1], item) { result.append(item) }
+            default: result.append(item)
+            }
+        }
+        return result
+    }
+
     static func cast(_ value: Any?, to type: String) throws -> Any? {
         guard let value else { return nil }
         switch type {
@@ -222,8 +247,28 @@ enum PredicateFunctions {
         case "NSString", "String":
             if let date = value as? Date { return String(date.timeIntervalSinceReferenceDate) }
             return "\(value)"
+        // The forms the printer writes constants in that have no literal, so they read back as
+        // themselves: CAST("…", "NSUUID"), CAST("<base64>", "NSData"), CAST("…", "NSURL").
+        case "NSUUID", "UUID":
+            if let uuid = value as? UUID { return uuid }
+            guard let text = value as? String, let uuid = UUID(uuidString: text) else {
+                throw PredicateEvaluationError("CAST to NSUUID needs a UUID string such as 'E621E1F8-C36C-495A-93FC-0C247A3E6E5F', got \(value)")
+            }
+            return uuid
+        case "NSData", "Data":
+            if let data = value as? Data { return data }
+            guard let text = value as? String, let data = Data(base64Encoded: text) else {
+                throw PredicateEvaluationError("CAST to NSData needs the bytes in base64, got \(value)")
+            }
+            return data
+        case "NSURL", "URL":
+            if let url = value as? URL { return url }
+            guard let text = value as? String, let url = URL(string: text) else {
+                throw PredicateEvaluationError("CAST to NSURL needs a URL string, got \(value)")
+            }
+            return url
         default:
-            throw PredicateEvaluationError("CAST to '\(type)' is not supported (use NSDate, NSNumber or NSString)")
+            throw PredicateEvaluationError("CAST to '\(type)' is not supported (use NSDate, NSNumber, NSString, NSUUID, NSData or NSURL)")
         }
     }
 }

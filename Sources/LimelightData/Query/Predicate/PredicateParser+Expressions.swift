@@ -12,6 +12,12 @@ extension PredicateParser {
         while true {
             if accept(symbol: "+") { try descend(); result = .function("add:to:", [result, try parseTerm()]) }
             else if accept(symbol: "-") { try descend(); result = .function("from:subtract:", [result, try parseTerm()]) }
+            else if let set = ["UNION", "INTERSECT", "MINUS"].first(where: { accept(keyword: $0) }) {
+                // Apple's set expressions: {1, 2} UNION tags.name. Only here, after a whole operand,
+                // is the word an operator, so keys named `union` or `minus` still read as keys.
+                try descend()
+                result = .function(set, [result, try parseTerm()])
+            }
             else { return result }
         }
     }
@@ -93,6 +99,11 @@ extension PredicateParser {
         case .format("K"):
             position += 1
             return try keyPathArgument()
+        case .format("@"):
+            // Apple's parser takes a string %@ after a dot as the key it names (`SELF.%@.value`), the
+            // way apps splice a key path chosen at run time into the middle of one.
+            position += 1
+            return try keyPathArgument(specifier: "%@ after a dot")
         case .string(let name) where !name.isEmpty:
             // A quoted key after a dot (`phoneNumbers.'value'.'digits'`), as Apple's parser takes a
             // string there: the way to name a key that is also a reserved word or not an identifier.
@@ -116,14 +127,14 @@ extension PredicateParser {
     /// The argument of a `%K`: a non-empty key path string, or a Swift key path through `@Managed`
     /// declarations (`\Recipe.name`, `\Book.author?.name`), which Core Data code passes as
     /// `#keyPath(Book.author.name)`.
-    mutating func keyPathArgument() throws -> String {
+    mutating func keyPathArgument(specifier: String = "%K") throws -> String {
         let token = tokens[max(0, position - 1)]
         let argument = try nextArgument()
         let named = (argument as? AnyKeyPath).flatMap(ManagedKeyPathNames.name(of:))
         guard let path = named ?? argument as? String ?? (argument as? Substring).map(String.init), !path.isEmpty else {
             throw PredicateParseError(format: lexer.format, offset: lexer.characterOffset(token.offset),
                                       found: argument.map { "\(type(of: $0)) \($0)" } ?? "nil",
-                                      expected: "a key path string for %K (argument \(argumentIndex))")
+                                      expected: "a key path string for \(specifier) (argument \(argumentIndex))")
         }
         return path
     }

@@ -65,7 +65,8 @@ enum PredicatePrinter {
             return operand(base) + "[" + inner + "]"
         case .function(let name, let args):
             // modulus:by: prints as a function: `%%` is this parser's spelling, not Apple's.
-            let infix = ["add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/", "raise:toPower:": "**"]
+            let infix = ["add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/", "raise:toPower:": "**",
+                         "UNION": "UNION", "INTERSECT": "INTERSECT", "MINUS": "MINUS"]
             if let symbol = infix[name], args.count == 2 { return "(\(format(args[0])) \(symbol) \(format(args[1])))" }
             return name + "(" + args.map(format).joined(separator: ", ") + ")"
         }
@@ -101,8 +102,10 @@ enum PredicatePrinter {
         case let array as [Any?]: return "{" + array.map(literal).joined(separator: ", ") + "}"
         case let object as ManagedObject: return quoted(object.objectID.uriRepresentation().absoluteString)
         case let id as ManagedObjectID: return quoted(id.uriRepresentation().absoluteString)
-        case let uuid as UUID: return quoted(uuid.uuidString)
-        case let url as URL: return quoted(url.absoluteString)
+        // Values without a literal are cast from text, so they read back as the same type.
+        case let uuid as UUID: return "CAST(\(quoted(uuid.uuidString)), \"NSUUID\")"
+        case let url as URL: return "CAST(\(quoted(url.absoluteString)), \"NSURL\")"
+        case let data as Data: return "CAST(\(quoted(data.base64EncodedString())), \"NSData\")"
         case let value?:
             if let integer = PredicateValues.integer(value) { return String(integer) }
             return quoted("\(value)")

@@ -32,7 +32,7 @@ extension SQLPredicateTranslator {
             var placeholders: [String] = []
             for item in items {
                 let value = try constantOperand(item)
-                if value.isNull { continue }
+                if value.isNull || Self.namesAnotherTable(left, value) { continue }
                 placeholders.append(fold(value.sql))
                 bindings += value.bindings
             }
@@ -54,9 +54,15 @@ extension SQLPredicateTranslator {
                 return try collectionComparison(flipped, toMany, scope, &bindings)
             }
         }
-        let right = try outerRight ?? operand(c.right, scope)
+        var right = try outerRight ?? operand(c.right, scope)
         if right.toMany != nil { throw Self.unsupported("a to-many key path on the right of \(c.operatorType.rawValue)") }
         try checkTypes(c, left, right)
+        var left = left
+        // An object from another entity's table is no row here, whatever its key: it is bound as
+        // a key no row has, as an unsaved object is, so == never and != always holds, as in memory.
+        if Self.namesAnotherTable(left, right) {
+            if right.sql == "?" { right.bindings = [.integer(-1)] } else if left.sql == "?" { left.bindings = [.integer(-1)] }
+        }
         let l = left.sql, r = right.sql
         switch c.operatorType {
         case .equal, .notEqual:
@@ -153,6 +159,13 @@ extension SQLPredicateTranslator {
             throw PersistenceError.invalidRequest(
                 "type mismatch: \(op) compares the left operand, \(describe(left, c.left)), with the right operand, \(describe(right, c.right))")
         }
+    }
+
+    /// Whether two object references name objects of different root entities, whose keys number
+    /// rows of different tables.
+    static func namesAnotherTable(_ left: Operand, _ right: Operand) -> Bool {
+        guard left.isObjectKey, right.isObjectKey, let l = left.objectRoot, let r = right.objectRoot else { return false }
+        return l !== r
     }
 
     /// Values of a constant collection on the right side (`IN {1, 2}`, `IN %@` with an array).

@@ -9,10 +9,10 @@ extension SQLPredicateTranslator {
         }
         switch expression {
         case .constant(let constant): return try constantOperand(constant.value)
-        case .evaluatedObject: return Operand(sql: "\(scope.alias).Z_PK", isObjectKey: true, kind: .object)
+        case .evaluatedObject: return Operand(sql: "\(scope.alias).Z_PK", isObjectKey: true, objectRoot: scope.entity.rootEntity, kind: .object)
         case .variable(let name):
             guard let bound = scope.variables[name] else { throw Self.unsupported("the variable $\(name) has no value (substitute it first)") }
-            return Operand(sql: "\(bound.alias).Z_PK", isObjectKey: true, kind: .object)
+            return Operand(sql: "\(bound.alias).Z_PK", isObjectKey: true, objectRoot: bound.entity.rootEntity, kind: .object)
         case .keyPath(let path):
             return try keyPathOperand(path.split(separator: ".").map(String.init), scope)
         case .keyPathOf(.variable(let name), let path):
@@ -55,9 +55,11 @@ extension SQLPredicateTranslator {
         switch value {
         case nil: return Operand(sql: "NULL", isNull: true)
         case let object as ManagedObject:
-            return Operand(sql: "?", bindings: [object.objectID.primaryKey.map { .integer($0) } ?? .integer(-1)], isObjectKey: true, kind: .object)
+            return Operand(sql: "?", bindings: [object.objectID.primaryKey.map { .integer($0) } ?? .integer(-1)], isObjectKey: true,
+                           objectRoot: object.objectID.entity.rootEntity, kind: .object)
         case let id as ManagedObjectID:
-            return Operand(sql: "?", bindings: [id.primaryKey.map { .integer($0) } ?? .integer(-1)], isObjectKey: true, kind: .object)
+            return Operand(sql: "?", bindings: [id.primaryKey.map { .integer($0) } ?? .integer(-1)], isObjectKey: true,
+                           objectRoot: id.entity.rootEntity, kind: .object)
         default:
             return Operand(sql: "?", bindings: [try Self.sqlValue(value)], kind: ValueKind(constant: value))
         }
@@ -129,6 +131,12 @@ extension SQLPredicateTranslator {
         if first == "entity", PredicateEvaluator.readsEntity(of: scope.entity) { return try entityOperand(Array(components.dropFirst()), scope) }
         guard let property = scope.entity.property(named: first) ?? scope.entity.selfAndDescendants.lazy.compactMap({ $0.property(named: first) }).first else {
             if first.hasPrefix("@") {
+                // Apple's guide writes the operator first (`@sum.items.price < 1000`); over a to-many
+                // that is the operator after it, which is how memory reads it too.
+                if components.count >= 2, let relationship = scope.entity.property(named: components[1]) as? RelationshipDescription,
+                   relationship.isToMany {
+                    return try keyPathOperand([components[1], first] + components.dropFirst(2), scope)
+                }
                 throw Self.unsupported("the collection operator \(first) at the start of \(components.joined(separator: ".")): "
                                        + "it follows a to-many relationship, as in items.@sum.price")
             }
@@ -170,7 +178,7 @@ extension SQLPredicateTranslator {
             return Operand(sql: "", toMany: (relationship, scope, rest))
         }
         let column = "\(scope.alias).\(schema.column(for: relationship))"
-        if rest.isEmpty { return Operand(sql: column, isObjectKey: true, kind: .object) }
+        if rest.isEmpty { return Operand(sql: column, isObjectKey: true, objectRoot: relationship.destinationEntity?.rootEntity, kind: .object) }
         guard let destination = relationship.destinationEntity, let table = schema.table(for: destination) else {
             throw Self.unsupported("relationship \(first) has no destination table")
         }
@@ -188,6 +196,7 @@ extension SQLPredicateTranslator {
         }
         var result = Operand(sql: "(SELECT \(inner.sql) FROM \(table.name) \(alias) WHERE \(alias).Z_PK = \(column))", bindings: inner.bindings)
         result.isObjectKey = inner.isObjectKey
+        result.objectRoot = inner.objectRoot
         result.attribute = inner.attribute
         result.kind = inner.kind
         return result

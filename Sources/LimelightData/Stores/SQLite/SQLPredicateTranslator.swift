@@ -34,6 +34,9 @@ struct SQLPredicateTranslator {
         var bindings: [SQLiteValue] = []
         /// Set when the operand is an object reference (a pk column), so objects compare by key.
         var isObjectKey = false
+        /// The root entity of the objects an object reference names: keys are unique only within
+        /// one root entity's table, so objects from two tables never compare equal.
+        var objectRoot: EntityDescription?
         /// Set when the operand is a to-many key path: (relationship, owner scope, rest of path).
         var toMany: (relationship: RelationshipDescription, scope: Scope, rest: [String])?
         var attribute: AttributeDescription?
@@ -132,6 +135,15 @@ struct SQLPredicateTranslator {
     /// `right`, when given, is the right operand already translated in an outer scope (the object
     /// an ANY/ALL/NONE belongs to), which is where in-memory evaluation reads it too.
     mutating func comparison(_ c: ComparisonPredicate, _ scope: Scope, _ bindings: inout [SQLiteValue], right: Operand? = nil) throws -> String {
+        var c = c
+        c.left = try Self.folded(c.left)
+        c.right = try Self.folded(c.right)
+        // Nothing from the store on either side ({1, 2} UNION %@ CONTAINS 3): the answer is the same
+        // for every row, so it is computed once, as memory computes it, and written as 1 or 0.
+        if right == nil, Self.isConstant(c.left), Self.isConstant(c.right) {
+            var evaluator = PredicateEvaluator(variables: [:])
+            return try evaluator.evaluate(.comparison(c), nil) ? "1" : "0"
+        }
         // ANY/ALL over a list the predicate gives (`ALL %@ IN tags`) range over its elements, as in
         // memory: one comparison per element, any or all of which must hold.
         if c.modifier != .direct, right == nil, let items = Self.constantList(c.left) {
@@ -152,6 +164,20 @@ struct SQLPredicateTranslator {
         var single = c
         single.modifier = .direct
         return try scalarComparison(single, left, scope, &bindings, right: right)
+    }
+
+    /// A key path into values the predicate gives (`{1, 2, 3}.@count`, `%@.name` with objects as the
+    /// argument), or a set expression of them, computed once, as in memory, and compared as that
+    /// constant: no row is read for it.
+    static func folded(_ expression: QueryExpression) throws -> QueryExpression {
+        switch expression {
+        case .keyPathOf(let base, _) where isConstant(base): break
+        // Set expressions of given lists ({1, 2} UNION %@) are lists too, for IN and CONTAINS.
+        case .function(let name, _) where ["UNION", "INTERSECT", "MINUS"].contains(name) && isConstant(expression): break
+        default: return expression
+        }
+        var evaluator = PredicateEvaluator(variables: [:])
+        return .value(try evaluator.value(expression, nil))
     }
 
     /// The values of a list written or given in the predicate (`{1, 2}`, `%@` with an array), which
