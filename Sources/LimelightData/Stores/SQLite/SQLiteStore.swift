@@ -103,6 +103,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
             if !isReadOnly { try SQLiteConnectionOptions.runMaintenance(options, on: connection) }
             try Self.registerFunctions(on: connection)
             try CoreDataTriggerFunctions.register(on: connection)
+            if !isReadOnly, hasTables != 0 { try prepareDerivedAttributeTriggers(connection) }
             for participant in saveParticipants { try participant.storeDidOpen(self) }
         } catch {
             for participant in saveParticipants { participant.storeWillClose(self) }
@@ -204,6 +205,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         try db.execute("BEGIN IMMEDIATE")
         do {
             for statement in schema.creationSQL() { try db.execute(statement) }
+            for trigger in schema.derivedAttributeTriggers() { try db.execute(trigger.sql) }
             orderColumnsPresent = Set(schema.orderColumns)
             try Self.writeModelCache(model, to: db)
             for entity in model.entities {
