@@ -191,13 +191,17 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         // The throwing read: the older `readData(ofLength:)` stops the process on a read error.
         let header: Data
         do {
-            header = try handle.read(upToCount: 16) ?? Data()
+            header = try handle.read(upToCount: SQLiteFileHeader.length) ?? Data()
         } catch {
             throw PersistenceError.store(path: path, reason: "cannot read the file: \(error.localizedDescription)")
         }
         if header.isEmpty { return }
-        guard header.count == 16, header == Data("SQLite format 3\0".utf8) else {
+        guard header.count >= 16, header.prefix(16) == Data("SQLite format 3\0".utf8) else {
             throw PersistenceError.store(path: path, reason: "not an SQLite database (bad file header)")
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? header.count
+        if let problem = SQLiteFileHeader.shortfall(header, fileSize: size) {
+            throw PersistenceError.store(path: path, reason: problem)
         }
     }
 
