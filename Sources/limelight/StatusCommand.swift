@@ -7,10 +7,20 @@ extension Limelight {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "status",
-            abstract: "Show whether limelightd runs, what it watches, and how the index stands (exit status 3 when it does not run).")
+            abstract: "Show whether limelightd runs, what it watches, and how the index stands (exit status 3 when it does not run); "
+                + "or, given a store, check it.",
+            discussion: """
+                With a store: opens it read-only, reads every object, and says whether its application could save to it. \
+                Exit status 1, with one line naming the file and what is wrong, when it does not open, a row holds a value \
+                its model does not allow, or this user cannot write it. The store is not changed.
+                """)
+        @Argument(help: "A store to check instead of showing the daemon's status.") var store: String?
+        @Option(help: "The store's model (as for fetch); default: its records folder's copy, else the model it keeps of itself.")
+        var model: String?
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
+            if let store { return try StoreCheck.run(store: store, model: model, json: json) }
             let roots = ExternalRecordsRegistry.registeredRoots()
             guard let status = DaemonStatus.read(), status.isRunning else {
                 if json {

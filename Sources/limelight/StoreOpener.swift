@@ -76,6 +76,10 @@ enum StoreOpener {
     static func cachedModel(of storeURL: URL) throws -> ManagedObjectModel {
         do {
             return try ManagedObjectModel(cachedInStoreAt: storeURL)
+        } catch let error as PersistenceError {
+            // The file itself does not open (not SQLite, cut short): that is what is wrong, not
+            // a missing model, and no model given would open it.
+            throw error
         } catch {
             throw CommandError("\(storeURL.path): give the model with --model (the store has no records folder with a model copy, "
                 + "and no model of its own: \(error))")

@@ -362,13 +362,17 @@ struct SearchIndexTests {
     @Test func aWriterWaitsForTheLockToBeReleased() throws {
         let scratch = try Scratch()
         let path = scratch.path("db")
-        let holder = try SearchIndex(path: path)
-        let released = DispatchSemaphore(value: 0)
+        let opened = DispatchSemaphore(value: 0), released = DispatchSemaphore(value: 0)
+        // The holder is opened, used and closed on its own thread: an index is not shared.
         Thread.detachNewThread {
+            let holder = try? SearchIndex(path: path)
+            opened.signal()
             usleep(300_000)
-            try? holder.close()
+            try? holder?.close()
             released.signal()
         }
+        opened.wait()
+        #expect(FileManager.default.fileExists(atPath: path))
         // Retries for up to 30 s; the holder lets go after a moment.
         let waiting = try SearchIndex(path: path, lockTimeout: 30)
         released.wait()

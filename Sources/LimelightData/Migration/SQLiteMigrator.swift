@@ -43,6 +43,7 @@ struct SQLiteMigrator {
     private func build(at url: URL) throws {
         let db = try SQLiteConnection(path: url.path, readOnly: false)
         defer { db.close() }
+        try CoreDataTriggerFunctions.register(on: db)
         try db.run("ATTACH DATABASE ? AS old", [.text(path)])
         let old = try readOldStore(db)
         let context = MigrationContext(
@@ -61,6 +62,9 @@ struct SQLiteMigrator {
             try context.repairReferences()
             try progress?("copy other tables")
             try context.copyOtherTables(old: old.tables, indexes: old.indexes)
+            // Derived attributes are kept by triggers from here on, and brought up to date now:
+            // a derivation new in this version has no values yet.
+            try SQLiteStore.installDerivedAttributeTriggers(context.newSchema.derivedAttributeTriggers(), schema: context.newSchema, db: db)
             try writePrimaryKeys(db, context: context, oldMax: old.maxima)
             for row in old.reserved {
                 try db.run("INSERT INTO main.Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, ?)",

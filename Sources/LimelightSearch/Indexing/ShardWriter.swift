@@ -12,6 +12,8 @@ import Logging
 /// a commit writes out the postings still held in memory, a large part of the run's last seconds.
 final class ShardWriter: @unchecked Sendable {
     let path: String
+    /// Opened here, then used by the shard's thread alone: starting the thread orders the
+    /// opening before every use there, and nothing else touches it.
     private let index: SearchIndex
     private let chunks: HandOffQueue<[Indexer.ImportedMarker]>
     /// Signalled when the thread has written and committed everything.

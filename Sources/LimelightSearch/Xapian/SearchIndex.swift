@@ -3,8 +3,11 @@ import Foundation
 
 /// The writable index: one Xapian database, written by one process at a time (Xapian's lock).
 ///
-/// Not thread-safe: the daemon and `limelight index` use it from one thread.
-public final class SearchIndex: @unchecked Sendable {
+/// Not `Sendable`: a Xapian database is for one thread at a time, and its owners keep it on
+/// one: the indexer of the daemon or of `limelight index` on the thread that runs it, a shard
+/// writer on the thread it starts. A lock around every call would only hide a second thread's
+/// use, whose interleaved documents and commits no caller wants.
+public final class SearchIndex {
     public let path: String
     public let language: String
     private let handle: OpaquePointer

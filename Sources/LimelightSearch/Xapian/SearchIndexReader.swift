@@ -48,7 +48,11 @@ public struct SearchResults: Sendable {
 
 /// A read-only view of the index; sees new commits after `reopen()` (done by itself when Xapian
 /// says the database moved on).
-public final class SearchIndexReader: @unchecked Sendable {
+///
+/// Not `Sendable`: a Xapian database is for one thread at a time. Its owners keep it on one: a
+/// `SearchService` is used by one search at a time (the process-wide pool hands each search a
+/// service of its own, the daemon's search server serves one request at a time).
+public final class SearchIndexReader {
     public let path: String
     private let handle: OpaquePointer
 

@@ -29,7 +29,7 @@ enum ValueOrdering {
     /// as `localizedStandardCompare` orders file names. SQL sorts with the same function (the
     /// store's `LL_LOCALIZED` collation).
     static func localizedCompare(_ x: String, _ y: String) -> ComparisonResult {
-        x.compare(y, options: [.caseInsensitive, .diacriticInsensitive, .numeric])
+        LocalizedASCIIOrdering.compare(x, y) ?? x.compare(y, options: [.caseInsensitive, .diacriticInsensitive, .numeric])
     }
 
     static func sort(_ objects: [ManagedObject], by descriptors: [QuerySortDescriptor]) -> [ManagedObject] {

@@ -1,19 +1,29 @@
 import CSQLite
+import Foundation
 
 /// The SQL functions Core Data's own triggers call, registered so that saves work on stores
 /// Core Data made with such triggers (for derived attributes such as a to-many's count, and in
-/// stores of apps that track history).
+/// stores of apps that track history), and so that the triggers kept in stores made here
+/// (`SQLiteSchema.derivedAttributeTriggers`) run under either framework.
 ///
-/// The triggers do their work in SQL (the derived column is updated by the trigger's `UPDATE`);
-/// the function calls only tell Core Data's in-process row cache which objects the trigger
-/// changed. Without the functions, SQLite refuses every statement that fires such a trigger
-/// ("no such function"), so no object of the entity could be saved. Here they do nothing: a
-/// context reads the derived values when it next fetches or refreshes the objects.
+/// The `…AffectedObjectValue` functions only tell Core Data's in-process row cache which objects
+/// a trigger changed; the trigger's `UPDATE` does the work. Without them SQLite refuses every
+/// statement that fires such a trigger ("no such function"), so no object of the entity could be
+/// saved. Here they do nothing: a context reads the derived values when it next fetches or
+/// refreshes the objects. The value functions (`NSCoreDataToUpper`, `NSCoreDataToLower`,
+/// `NSCoreDataCanonical`, `NSCoreDataNow`) compute what the same derivation computes in memory.
 enum CoreDataTriggerFunctions {
     static let names = [
         "NSCoreDataTriggerUpdateAffectedObjectValue",
         "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue",
         "NSCoreDataDATriggerUpdatedAffectedObjectValue",
+    ]
+
+    /// The derivation functions by name, each as the in-memory derivation computes it.
+    static let valueFunctions: [(name: String, transform: @Sendable (String) -> String)] = [
+        ("NSCoreDataToUpper", { $0.uppercased() }),
+        ("NSCoreDataToLower", { $0.lowercased() }),
+        ("NSCoreDataCanonical", { StringFolding.fold($0, caseInsensitive: true, diacriticInsensitive: true) }),
     ]
 
     static func register(on connection: SQLiteConnection) throws {
@@ -25,5 +35,26 @@ enum CoreDataTriggerFunctions {
             }, nil, nil, nil)
             guard rc == SQLITE_OK else { throw connection.error("registering \(name)") }
         }
+        for (index, function) in valueFunctions.enumerated() {
+            // The function's position rides in the user data, as a C callback captures nothing.
+            let rc = sqlite3_create_function_v2(db, function.name, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                                                UnsafeMutableRawPointer(bitPattern: index + 1), { context, _, args in
+                let position = Int(bitPattern: sqlite3_user_data(context)) - 1
+                guard let args, CoreDataTriggerFunctions.valueFunctions.indices.contains(position),
+                      sqlite3_value_type(args[0]) != SQLITE_NULL, let pointer = sqlite3_value_text(args[0]) else {
+                    sqlite3_result_null(context)
+                    return
+                }
+                let text = String(decoding: UnsafeBufferPointer(start: pointer, count: Int(sqlite3_value_bytes(args[0]))), as: UTF8.self)
+                let result = CoreDataTriggerFunctions.valueFunctions[position].transform(text)
+                sqlite3_result_text(context, result, Int32(result.utf8.count), sqliteTransient)
+            }, nil, nil, nil)
+            guard rc == SQLITE_OK else { throw connection.error("registering \(function.name)") }
+        }
+        // Core Data's clock for `now()` in its triggers: seconds since 2001-01-01, as dates are stored.
+        let rc = sqlite3_create_function_v2(db, "NSCoreDataNow", 0, SQLITE_UTF8, nil, { context, _, _ in
+            sqlite3_result_double(context, Date().timeIntervalSinceReferenceDate)
+        }, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw connection.error("registering NSCoreDataNow") }
     }
 }

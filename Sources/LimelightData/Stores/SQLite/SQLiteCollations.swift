@@ -15,6 +15,10 @@ enum SQLiteCollations {
     static func register(on connection: SQLiteConnection) throws {
         guard let db = connection.handle else { return }
         let rc = sqlite3_create_collation_v2(db, localized, SQLITE_UTF8, nil, { _, leftCount, left, rightCount, right in
+            // ASCII text is ordered from SQLite's bytes, making no strings; Foundation orders the rest.
+            let fast = LocalizedASCIIOrdering.compare(UnsafeRawBufferPointer(start: left, count: left == nil ? 0 : Int(max(leftCount, 0))),
+                                                      UnsafeRawBufferPointer(start: right, count: right == nil ? 0 : Int(max(rightCount, 0))))
+            if let fast { return fast == .orderedAscending ? -1 : fast == .orderedDescending ? 1 : 0 }
             let x = SQLiteCollations.string(left, leftCount), y = SQLiteCollations.string(right, rightCount)
             switch ValueOrdering.localizedCompare(x, y) {
             case .orderedAscending: return -1

@@ -19,8 +19,22 @@ final class SQLiteConnection {
     init(path: String, readOnly: Bool) throws {
         self.path = path
         let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        if readOnly, Self.isOthersIdleStore(path) {
+            try openImmutable()
+            return
+        }
         handle = try Self.open(path, flags: flags)
         if readOnly, !Self.canRead(handle) { try reopenImmutable() }
+    }
+
+    /// Whether the file is one this user cannot write and that no program has open for writing
+    /// (no `-wal` or `-shm` beside it). Reading it the usual way would leave a `-wal` and a
+    /// `-shm` of this user's beside it, which the owner's application, unable to write them,
+    /// could then not save through; it is read as an immutable file instead. Should the owner
+    /// start writing meanwhile, the reader does not see those changes, as if it had read first.
+    private static func isOthersIdleStore(_ path: String) -> Bool {
+        guard access(path, W_OK) != 0, access(path, R_OK) == 0 else { return false }
+        return !["-wal", "-shm"].contains { FileManager.default.fileExists(atPath: path + $0) }
     }
 
     private static func open(_ name: String, flags: Int32) throws -> OpaquePointer? {
@@ -56,6 +70,11 @@ final class SQLiteConnection {
                 + "or into a folder that can be written")
         }
         close()
+        try openImmutable()
+    }
+
+    /// Opens the file read-only as immutable: no locks, no `-wal` or `-shm`.
+    private func openImmutable() throws {
         var escaped = ""
         for character in path {
             switch character {

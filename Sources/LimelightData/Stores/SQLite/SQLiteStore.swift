@@ -103,6 +103,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
             if !isReadOnly { try SQLiteConnectionOptions.runMaintenance(options, on: connection) }
             try Self.registerFunctions(on: connection)
             try CoreDataTriggerFunctions.register(on: connection)
+            if !isReadOnly, hasTables != 0 { try prepareDerivedAttributeTriggers(connection) }
             for participant in saveParticipants { try participant.storeDidOpen(self) }
         } catch {
             for participant in saveParticipants { participant.storeWillClose(self) }
@@ -190,13 +191,17 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         // The throwing read: the older `readData(ofLength:)` stops the process on a read error.
         let header: Data
         do {
-            header = try handle.read(upToCount: 16) ?? Data()
+            header = try handle.read(upToCount: SQLiteFileHeader.length) ?? Data()
         } catch {
             throw PersistenceError.store(path: path, reason: "cannot read the file: \(error.localizedDescription)")
         }
         if header.isEmpty { return }
-        guard header.count == 16, header == Data("SQLite format 3\0".utf8) else {
+        guard header.count >= 16, header.prefix(16) == Data("SQLite format 3\0".utf8) else {
             throw PersistenceError.store(path: path, reason: "not an SQLite database (bad file header)")
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? header.count
+        if let problem = SQLiteFileHeader.shortfall(header, fileSize: size) {
+            throw PersistenceError.store(path: path, reason: problem)
         }
     }
 
@@ -204,6 +209,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         try db.execute("BEGIN IMMEDIATE")
         do {
             for statement in schema.creationSQL() { try db.execute(statement) }
+            for trigger in schema.derivedAttributeTriggers() { try db.execute(trigger.sql) }
             orderColumnsPresent = Set(schema.orderColumns)
             try Self.writeModelCache(model, to: db)
             for entity in model.entities {
