@@ -200,7 +200,10 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
             throw PersistenceError.store(path: path, reason: "not an SQLite database (bad file header)")
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? header.count
-        if let problem = SQLiteFileHeader.shortfall(header, fileSize: size) {
+        // A `-wal` with frames in it is SQLite's to replay (a checkpoint cut short by a crash
+        // finishes from it), so only a file standing alone is judged by its header's length.
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        if walSize == 0, let problem = SQLiteFileHeader.shortfall(header, fileSize: size) {
             throw PersistenceError.store(path: path, reason: problem)
         }
     }
