@@ -120,17 +120,23 @@ enum MappingInference {
                                 entityMap: [ObjectIdentifier: EntityDescription], problems: inout [String]) -> PropertyMapping {
         let location = "\(property.entity?.name ?? "?").\(property.name)"
         guard let old = sourceProperty(for: property, in: entity) else {
+            // A new required attribute without a default, or a new required to-one, leaves
+            // existing objects without a value: as in Core Data, that is the data's problem, not
+            // the mapping's, and the migration checks the rows (`MigrationContext.missingRequiredValues`).
             if let attribute = property as? AttributeDescription {
-                if !attribute.isOptional && attribute.defaultValue == nil {
-                    problems.append("\(location): new required attribute without a default value")
-                }
-                let detail = typeText(attribute) + (attribute.defaultValue.map { ", default \($0)" } ?? "")
+                var detail = typeText(attribute) + (attribute.defaultValue.map { ", default \($0)" } ?? "")
+                if !attribute.isOptional && attribute.defaultValue == nil { detail += ", required: existing objects must have one" }
                 return PropertyMapping(kind: .add, sourceName: nil, destinationName: property.name, detail: detail)
             }
+            var detail = typeText(property)
             if let relationship = property as? RelationshipDescription, !relationship.isOptional || relationship.minCount > 0 {
-                problems.append("\(location): new required relationship")
+                if relationship.isToMany {
+                    problems.append("\(location): new required relationship")
+                } else {
+                    detail += ", required: existing objects must have one"
+                }
             }
-            var added = PropertyMapping(kind: .add, sourceName: nil, destinationName: property.name, detail: typeText(property))
+            var added = PropertyMapping(kind: .add, sourceName: nil, destinationName: property.name, detail: detail)
             added.isRelationship = property is RelationshipDescription
             return added
         }
@@ -160,7 +166,8 @@ enum MappingInference {
                     if kind == .copy { kind = .required }
                     detail += (detail.isEmpty ? "" : ", ") + "missing values become \(value)"
                 } else {
-                    problems.append("\(location): becomes required without a default value")
+                    if kind == .copy { kind = .required }
+                    detail += (detail.isEmpty ? "" : ", ") + "every object must have a value"
                 }
             }
         case let (oldRelationship as RelationshipDescription, relationship as RelationshipDescription):
@@ -180,7 +187,11 @@ enum MappingInference {
                 }
             }
             if oldRelationship.isOptional && !relationship.isOptional {
-                problems.append("\(location): relationship becomes required")
+                if relationship.isToMany {
+                    problems.append("\(location): relationship becomes required")
+                } else {
+                    detail += (detail.isEmpty ? "" : ", ") + "every object must have one"
+                }
             }
         default:
             problems.append("\(location): changes between attribute and relationship")
