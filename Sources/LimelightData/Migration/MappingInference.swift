@@ -129,10 +129,12 @@ enum MappingInference {
                 return PropertyMapping(kind: .add, sourceName: nil, destinationName: property.name, detail: detail)
             }
             var detail = typeText(property)
-            if let relationship = property as? RelationshipDescription, !relationship.isOptional || relationship.minCount > 0 {
-                if relationship.isToMany {
-                    problems.append("\(location): new required relationship")
-                } else {
+            if let relationship = property as? RelationshipDescription {
+                // A required to-many may be empty; only a minimum count asks existing objects
+                // for related objects they cannot have yet.
+                if relationship.isToMany, relationship.minCount > 0 {
+                    problems.append("\(location): new relationship with a minimum of \(relationship.minCount) objects")
+                } else if !relationship.isToMany, !relationship.isOptional {
                     detail += ", required: existing objects must have one"
                 }
             }
@@ -186,12 +188,11 @@ enum MappingInference {
                     detail = "\(typeText(oldRelationship)) -> \(typeText(relationship))"
                 }
             }
-            if oldRelationship.isOptional && !relationship.isOptional {
-                if relationship.isToMany {
-                    problems.append("\(location): relationship becomes required")
-                } else {
-                    detail += (detail.isEmpty ? "" : ", ") + "every object must have one"
-                }
+            if oldRelationship.isOptional && !relationship.isOptional && !relationship.isToMany {
+                detail += (detail.isEmpty ? "" : ", ") + "every object must have one"
+            }
+            if relationship.isToMany, relationship.minCount > oldRelationship.minCount {
+                problems.append("\(location): minimum of \(relationship.minCount) objects, more than before")
             }
         default:
             problems.append("\(location): changes between attribute and relationship")
