@@ -243,6 +243,12 @@ enum MappingInference {
         for index in old.fetchIndexes where !entity.fetchIndexes.contains(index) {
             changes.append("fetch index \(index.name) removed")
         }
+        for index in entity.compoundIndexes where !old.compoundIndexes.contains(index) {
+            changes.append("new compound index (\(index.joined(separator: ", ")))")
+        }
+        for index in old.compoundIndexes where !entity.compoundIndexes.contains(index) {
+            changes.append("compound index (\(index.joined(separator: ", "))) removed")
+        }
         if entity.isAbstract != old.isAbstract { changes.append(entity.isAbstract ? "becomes abstract" : "is no longer abstract") }
         return changes
     }

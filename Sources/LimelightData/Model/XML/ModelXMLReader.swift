@@ -128,6 +128,8 @@ struct ModelXMLReader {
                 entity.uniquenessConstraints = child.children.map { constraint in
                     constraint.children.compactMap { $0.attributeDictionary["value"] }
                 }
+            case "compoundIndexes":
+                entity.compoundIndexes = child.children.map { index in index.children.compactMap { $0.attributeDictionary["value"] } }
             case "fetchIndex":
                 let indexName = child.attributeDictionary["name"] ?? "index"
                 entity.fetchIndexes.append(FetchIndexDescription(name: indexName, elements: child.children.compactMap { item in

@@ -64,6 +64,16 @@ enum ModelXMLWriter {
         if let modifier = entity.versionHashModifier { attrs["versionHashModifier"] = modifier }
         var lines = ["    <entity\(attributeText(attrs, order: ["name", "representedClassName", "parentEntity"]))>"]
         for property in entity.ownProperties.sorted(by: { $0.name < $1.name }) { lines += self.property(property, composites: &composites) }
+        // Where Xcode writes them: before the uniqueness constraints.
+        if !entity.compoundIndexes.isEmpty {
+            lines.append("        <compoundIndexes>")
+            for index in entity.compoundIndexes {
+                lines.append("            <compoundIndex>")
+                for name in index { lines.append("                <index value=\"\(escape(name))\"/>") }
+                lines.append("            </compoundIndex>")
+            }
+            lines.append("        </compoundIndexes>")
+        }
         if !entity.uniquenessConstraints.isEmpty {
             lines.append("        <uniquenessConstraints>")
             for constraint in entity.uniquenessConstraints {
