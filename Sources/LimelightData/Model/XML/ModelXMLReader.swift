@@ -98,8 +98,10 @@ struct ModelXMLReader {
                 let template = try FetchRequestTemplate(xmlAttributes: element.attributeDictionary, source: source)
                 model.fetchRequestTemplates[template.name] = template
             case "configuration":
-                guard let name = element.attributeDictionary["name"] else { throw ModelError("<configuration> needs a name", at: source) }
+                var attributes = element.attributeDictionary
+                guard let name = attributes.removeValue(forKey: "name") else { throw ModelError("<configuration> needs a name", at: source) }
                 model.configurations[name] = element.children.compactMap { $0.attributeDictionary["name"] }
+                if !attributes.isEmpty { model.configurationXMLAttributes[name] = attributes }
             default: model.extraXMLElements.append(element.xmlString)
             }
         }

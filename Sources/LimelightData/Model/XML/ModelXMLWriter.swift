@@ -22,7 +22,9 @@ extension ManagedObjectModel {
             lines.append("    <fetchRequest\(ModelXMLWriter.attributeText(template.xmlAttributes, order: ["name", "entity", "predicateString"]))/>")
         }
         for (name, members) in configurations.sorted(by: { $0.key < $1.key }) {
-            lines.append("    <configuration name=\"\(ModelXMLWriter.escape(name))\">")
+            var attributes = configurationXMLAttributes[name] ?? [:]
+            attributes["name"] = name
+            lines.append("    <configuration\(ModelXMLWriter.attributeText(attributes, order: ["name"]))>")
             for member in members { lines.append("        <memberEntity name=\"\(ModelXMLWriter.escape(member))\"/>") }
             lines.append("    </configuration>")
         }
