@@ -97,13 +97,15 @@ import CSQLite
         _ = try LibraryVersions.makeStore(at: url)
         let before = try Data(contentsOf: url)
         let manager = try MigrationManager(sourceModel: LibraryVersions.version1(), destinationModel: LibraryVersions.unmappable())
-        #expect(manager.mappingModel.unmappableChanges.count == 3)
+        // A new required attribute without a default is the data's concern, not the mapping's:
+        // the rows are checked when the migration runs (`RequiredValueMigrationTests`).
+        #expect(manager.mappingModel.unmappableChanges.count == 2)
         do {
             try manager.migrateStore(at: url)
             Issue.record("an unmappable migration ran")
         } catch MigrationError.unmappable(_, let changes) {
             #expect(changes.contains("Book.title: type changes from String to Integer 32"))
-            #expect(changes.contains("Book.isbn: new required attribute without a default value"))
+            #expect(!changes.contains { $0.hasPrefix("Book.isbn") })
             #expect(changes.contains { $0.hasPrefix("Author.books: changes from to-many to to-one") })
         }
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: LibraryVersions.unmappable())

@@ -27,7 +27,7 @@ enum Validation {
                 if let failure = check(attribute, value: raw.value, object: object).first { failures.append(failure) }
             } else if let relationship = property as? RelationshipDescription, let context = object.managedObjectContext {
                 let count = context.relatedIDs(of: object, relationship: relationship, slot: raw).count
-                if !relationship.isOptional && count == 0 {
+                if Self.lacksRequiredObject(relationship, count: count) {
                     failures.append(ValidationFailure(object: object, key: property.name, reason: "a value is required"))
                 } else if relationship.isToMany, count > 0 || !relationship.isOptional {
                     if relationship.minCount > 0 && count < relationship.minCount {
@@ -122,6 +122,14 @@ enum Validation {
         return bound == bound.rounded() ? String(Int64(bound)) : String(bound)
     }
 
+    /// Whether a required relationship has nothing where it needs something: a required to-one
+    /// without an object. A required to-many may be empty, as in Core Data, where only its
+    /// minimum count asks for objects; models rely on that (a required to-many of statuses that
+    /// reblog a status, of a game's save states, of a record's remote files: all empty at first).
+    static func lacksRequiredObject(_ relationship: RelationshipDescription, count: Int) -> Bool {
+        !relationship.isOptional && !relationship.isToMany && count == 0
+    }
+
     /// The model's rules for one value of `object`'s property `key`, as `validateValue(_:forKey:)`
     /// checks them: the attribute's type, whether it is required, its bounds and its pattern, or a
     /// relationship's kind, whether it is required and its count.
@@ -140,7 +148,7 @@ enum Validation {
         case .toMany(.loaded(let ids)): count = ids.count
         default: count = 0
         }
-        if !relationship.isOptional && count == 0 { return [ValidationFailure(object: object, key: key, reason: "a value is required")] }
+        if lacksRequiredObject(relationship, count: count) { return [ValidationFailure(object: object, key: key, reason: "a value is required")] }
         guard relationship.isToMany, count > 0 || !relationship.isOptional else { return [] }
         if relationship.minCount > 0 && count < relationship.minCount {
             return [ValidationFailure(object: object, key: key, reason: "has \(count) objects, fewer than the minimum \(relationship.minCount)")]

@@ -1,7 +1,7 @@
 import Foundation
 
 extension ManagedObjectModel {
-    /// Loads every version of an `.xcdatamodeld` bundle, in name order, with its version name
+    /// Loads every version of an `.xcdatamodeld` bundle, in the order Xcode numbers them, with its version name
     /// (the `.xcdatamodel` folder's name): the candidates a migration picks its source from.
     public static func loadVersions(inBundle url: URL) throws -> [(name: String, model: ManagedObjectModel)] {
         try versions(inBundle: url).map { ($0.name, try ManagedObjectModel(contentsOf: $0.url)) }

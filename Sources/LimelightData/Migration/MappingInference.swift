@@ -120,17 +120,25 @@ enum MappingInference {
                                 entityMap: [ObjectIdentifier: EntityDescription], problems: inout [String]) -> PropertyMapping {
         let location = "\(property.entity?.name ?? "?").\(property.name)"
         guard let old = sourceProperty(for: property, in: entity) else {
+            // A new required attribute without a default, or a new required to-one, leaves
+            // existing objects without a value: as in Core Data, that is the data's problem, not
+            // the mapping's, and the migration checks the rows (`MigrationContext.missingRequiredValues`).
             if let attribute = property as? AttributeDescription {
-                if !attribute.isOptional && attribute.defaultValue == nil {
-                    problems.append("\(location): new required attribute without a default value")
-                }
-                let detail = typeText(attribute) + (attribute.defaultValue.map { ", default \($0)" } ?? "")
+                var detail = typeText(attribute) + (attribute.defaultValue.map { ", default \($0)" } ?? "")
+                if !attribute.isOptional && attribute.defaultValue == nil { detail += ", required: existing objects must have one" }
                 return PropertyMapping(kind: .add, sourceName: nil, destinationName: property.name, detail: detail)
             }
-            if let relationship = property as? RelationshipDescription, !relationship.isOptional || relationship.minCount > 0 {
-                problems.append("\(location): new required relationship")
+            var detail = typeText(property)
+            if let relationship = property as? RelationshipDescription {
+                // A required to-many may be empty; only a minimum count asks existing objects
+                // for related objects they cannot have yet.
+                if relationship.isToMany, relationship.minCount > 0 {
+                    problems.append("\(location): new relationship with a minimum of \(relationship.minCount) objects")
+                } else if !relationship.isToMany, !relationship.isOptional {
+                    detail += ", required: existing objects must have one"
+                }
             }
-            var added = PropertyMapping(kind: .add, sourceName: nil, destinationName: property.name, detail: typeText(property))
+            var added = PropertyMapping(kind: .add, sourceName: nil, destinationName: property.name, detail: detail)
             added.isRelationship = property is RelationshipDescription
             return added
         }
@@ -160,7 +168,8 @@ enum MappingInference {
                     if kind == .copy { kind = .required }
                     detail += (detail.isEmpty ? "" : ", ") + "missing values become \(value)"
                 } else {
-                    problems.append("\(location): becomes required without a default value")
+                    if kind == .copy { kind = .required }
+                    detail += (detail.isEmpty ? "" : ", ") + "every object must have a value"
                 }
             }
         case let (oldRelationship as RelationshipDescription, relationship as RelationshipDescription):
@@ -179,8 +188,11 @@ enum MappingInference {
                     detail = "\(typeText(oldRelationship)) -> \(typeText(relationship))"
                 }
             }
-            if oldRelationship.isOptional && !relationship.isOptional {
-                problems.append("\(location): relationship becomes required")
+            if oldRelationship.isOptional && !relationship.isOptional && !relationship.isToMany {
+                detail += (detail.isEmpty ? "" : ", ") + "every object must have one"
+            }
+            if relationship.isToMany, relationship.minCount > oldRelationship.minCount {
+                problems.append("\(location): minimum of \(relationship.minCount) objects, more than before")
             }
         default:
             problems.append("\(location): changes between attribute and relationship")
@@ -230,6 +242,12 @@ enum MappingInference {
         }
         for index in old.fetchIndexes where !entity.fetchIndexes.contains(index) {
             changes.append("fetch index \(index.name) removed")
+        }
+        for index in entity.compoundIndexes where !old.compoundIndexes.contains(index) {
+            changes.append("new compound index (\(index.joined(separator: ", ")))")
+        }
+        for index in old.compoundIndexes where !entity.compoundIndexes.contains(index) {
+            changes.append("compound index (\(index.joined(separator: ", "))) removed")
         }
         if entity.isAbstract != old.isAbstract { changes.append(entity.isAbstract ? "becomes abstract" : "is no longer abstract") }
         return changes

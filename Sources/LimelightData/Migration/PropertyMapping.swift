@@ -21,7 +21,8 @@ public struct PropertyMapping: Sendable, Equatable {
         /// Same property, another attribute type the value converts to without loss (wider
         /// integers, integers to floating point).
         case retype
-        /// Was optional, is required now: missing values get the default value.
+        /// Was optional, is required now: missing values get the default value; without one, every
+        /// object must have a value already, which the migration checks.
         case required
         /// A relationship that was to-one and is to-many now (or changes how it is stored).
         case cardinality

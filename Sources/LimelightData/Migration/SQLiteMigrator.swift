@@ -60,6 +60,11 @@ struct SQLiteMigrator {
             try progress?("copy relationships")
             try context.copyJoinTables()
             try context.repairReferences()
+            let missing = try context.missingRequiredValues()
+            guard missing.isEmpty else {
+                throw MigrationError.failed(path: path, reason: "objects lack values the new model requires:\n"
+                                            + missing.map { "  - " + $0 }.joined(separator: "\n"))
+            }
             try progress?("copy other tables")
             try context.copyOtherTables(old: old.tables, indexes: old.indexes)
             // Derived attributes are kept by triggers from here on, and brought up to date now:

@@ -14,8 +14,12 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public var uniquenessConstraints: [[String]] = []
     /// Named database indexes: each lists property names (with `ascending`).
     public var fetchIndexes: [FetchIndexDescription] = []
+    /// Indexes over several attributes as models from before Xcode 9 list them (Core Data's
+    /// `compoundIndexes`, `<compoundIndexes>` in the XML): each a group of property names, indexed
+    /// together in the store as a fetch index is. Xcode keeps them in the file as they are.
+    public var compoundIndexes: [[String]] = []
     public var extraXMLAttributes: [String: String] = [:]
-    /// Child elements this framework does not interpret (`<compoundIndexes>` …), kept as XML text,
+    /// Child elements this framework does not interpret, kept as XML text,
     /// and attributes written explicitly at their default value.
     public var extraXMLElements: [String] = []
     public var explicitXMLAttributes: Set<String> = []

@@ -8,6 +8,9 @@ public final class ManagedObjectModel: @unchecked Sendable {
     public private(set) var entities: [EntityDescription] = []
     /// Configuration name → entity names.
     public var configurations: [String: [String]] = [:]
+    /// Configuration name → the other attributes of its `<configuration>` element (Xcode's
+    /// `usedWithCloudKit`), kept for writing the model back unchanged.
+    public var configurationXMLAttributes: [String: [String: String]] = [:]
     public var fetchRequestTemplates: [String: FetchRequestTemplate] = [:]
     public var versionIdentifiers: Set<String> = []
     /// Child elements of `<model>` this framework does not interpret (Xcode's diagram layout

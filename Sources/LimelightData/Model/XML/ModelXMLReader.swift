@@ -33,12 +33,15 @@ extension ManagedObjectModel {
         }
     }
 
-    /// The versions in a `.xcdatamodeld` bundle, by name.
+    /// The versions in a `.xcdatamodeld` bundle, in the order Xcode numbers them (`Model`,
+    /// `Model 2` … `Model 10`; see `ModelVersionOrder`).
     public static func versions(inBundle url: URL) throws -> [(name: String, url: URL)] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-        let versions = names.filter { $0.hasSuffix(".xcdatamodel") }.sorted()
+        let versions = names.filter { $0.hasSuffix(".xcdatamodel") }
+            .map { (name: String($0.dropLast(".xcdatamodel".count)), file: $0) }
+            .sorted { ModelVersionOrder.precedes($0.name, $1.name) }
         guard !versions.isEmpty else { throw ModelError("no .xcdatamodel versions in the bundle", at: url.path) }
-        return versions.map { (String($0.dropLast(".xcdatamodel".count)), url.appendingPathComponent($0)) }
+        return versions.map { ($0.name, url.appendingPathComponent($0.file)) }
     }
 
     static func contentsFile(for url: URL) throws -> URL {
@@ -95,8 +98,10 @@ struct ModelXMLReader {
                 let template = try FetchRequestTemplate(xmlAttributes: element.attributeDictionary, source: source)
                 model.fetchRequestTemplates[template.name] = template
             case "configuration":
-                guard let name = element.attributeDictionary["name"] else { throw ModelError("<configuration> needs a name", at: source) }
+                var attributes = element.attributeDictionary
+                guard let name = attributes.removeValue(forKey: "name") else { throw ModelError("<configuration> needs a name", at: source) }
                 model.configurations[name] = element.children.compactMap { $0.attributeDictionary["name"] }
+                if !attributes.isEmpty { model.configurationXMLAttributes[name] = attributes }
             default: model.extraXMLElements.append(element.xmlString)
             }
         }
@@ -125,6 +130,8 @@ struct ModelXMLReader {
                 entity.uniquenessConstraints = child.children.map { constraint in
                     constraint.children.compactMap { $0.attributeDictionary["value"] }
                 }
+            case "compoundIndexes":
+                entity.compoundIndexes = child.children.map { index in index.children.compactMap { $0.attributeDictionary["value"] } }
             case "fetchIndex":
                 let indexName = child.attributeDictionary["name"] ?? "index"
                 entity.fetchIndexes.append(FetchIndexDescription(name: indexName, elements: child.children.compactMap { item in

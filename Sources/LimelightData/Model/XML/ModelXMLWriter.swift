@@ -22,7 +22,9 @@ extension ManagedObjectModel {
             lines.append("    <fetchRequest\(ModelXMLWriter.attributeText(template.xmlAttributes, order: ["name", "entity", "predicateString"]))/>")
         }
         for (name, members) in configurations.sorted(by: { $0.key < $1.key }) {
-            lines.append("    <configuration name=\"\(ModelXMLWriter.escape(name))\">")
+            var attributes = configurationXMLAttributes[name] ?? [:]
+            attributes["name"] = name
+            lines.append("    <configuration\(ModelXMLWriter.attributeText(attributes, order: ["name"]))>")
             for member in members { lines.append("        <memberEntity name=\"\(ModelXMLWriter.escape(member))\"/>") }
             lines.append("    </configuration>")
         }
@@ -64,6 +66,16 @@ enum ModelXMLWriter {
         if let modifier = entity.versionHashModifier { attrs["versionHashModifier"] = modifier }
         var lines = ["    <entity\(attributeText(attrs, order: ["name", "representedClassName", "parentEntity"]))>"]
         for property in entity.ownProperties.sorted(by: { $0.name < $1.name }) { lines += self.property(property, composites: &composites) }
+        // Where Xcode writes them: before the uniqueness constraints.
+        if !entity.compoundIndexes.isEmpty {
+            lines.append("        <compoundIndexes>")
+            for index in entity.compoundIndexes {
+                lines.append("            <compoundIndex>")
+                for name in index { lines.append("                <index value=\"\(escape(name))\"/>") }
+                lines.append("            </compoundIndex>")
+            }
+            lines.append("        </compoundIndexes>")
+        }
         if !entity.uniquenessConstraints.isEmpty {
             lines.append("        <uniquenessConstraints>")
             for constraint in entity.uniquenessConstraints {
