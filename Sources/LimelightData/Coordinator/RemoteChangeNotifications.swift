@@ -24,18 +24,35 @@ extension PersistentStoreCoordinator {
         }
         try withStores { try sqlite.markRemoteChanges() }
         let watcher = try StoreFileWatcher(storeURL: url) { [weak self, weak sqlite] in
-            guard let self, let sqlite else { return }
-            self.postRemoteChange(of: sqlite)
+            guard let self, let sqlite else { return true }
+            return self.postRemoteChange(of: sqlite)
         }
         withStores { remoteChangeWatchers[ObjectIdentifier(store)] = watcher }
     }
 
-    private func postRemoteChange(of store: SQLiteStore) {
-        let found: SQLiteStore.RemoteChange?? = withStores {
-            guard persistentStores.contains(where: { $0 === store }) else { return nil }
-            return try? store.remoteChange()
+    /// Posts the notification when another writer committed; says whether the look is settled
+    /// (a change posted, or the store gone), so that `false` asks the watcher to look again: a
+    /// read that failed (the file busy) or a commit not yet published in the `-shm`.
+    private func postRemoteChange(of store: SQLiteStore) -> Bool {
+        enum Look { case gone, unreadable, nothing, change(SQLiteStore.RemoteChange) }
+        let look: Look = withStores {
+            guard persistentStores.contains(where: { $0 === store }) else { return .gone }
+            do {
+                return try store.remoteChange().map(Look.change) ?? .nothing
+            } catch {
+                return .unreadable
+            }
         }
-        guard case .some(.some(let change)) = found else { return }
+        switch look {
+        case .gone: return true
+        case .unreadable, .nothing: return false
+        case .change(let change):
+            post(change, of: store)
+            return true
+        }
+    }
+
+    private func post(_ change: SQLiteStore.RemoteChange, of store: SQLiteStore) {
         var info: [String: Any] = [RemoteChangeKey.storeUUID: store.identifier]
         info[RemoteChangeKey.storeURL] = store.url
         info[RemoteChangeKey.historyToken] = change.historyToken

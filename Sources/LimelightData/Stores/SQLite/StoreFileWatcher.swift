@@ -10,18 +10,25 @@ final class StoreFileWatcher: @unchecked Sendable {
     /// How long after a write the callback runs, so a burst of writes (a commit's frames, a
     /// checkpoint) makes one call.
     static let settleTime: DispatchTimeInterval = .milliseconds(20)
+    /// When the callback found nothing, how much later it looks again. A commit writes its last
+    /// frame to the `-wal` (the event) and then publishes it in the `-shm`, through a mapping that
+    /// raises no event; a writer held up between the two (a busy machine) would otherwise have its
+    /// commit read as nothing and never heard of. Only writes start these looks, so an idle
+    /// store still costs nothing.
+    static let lookAgain: [DispatchTimeInterval] = [.milliseconds(50), .milliseconds(250), .seconds(1)]
 
     private let fd: Int32
     private let wake: (read: Int32, write: Int32)
     private let names: Set<String>
-    private let onChange: @Sendable () -> Void
+    private let onChange: @Sendable () -> Bool
     private let lock = NSLock()
     private var stopping = false
     private var pending = false
 
-    /// Watches the folder of `storeURL` for writes to the store's files. Throws when inotify is
-    /// not available.
-    init(storeURL: URL, onChange: @escaping @Sendable () -> Void) throws {
+    /// Watches the folder of `storeURL` for writes to the store's files. `onChange` says whether
+    /// it found what the writes were; when it did not, it is asked again (`lookAgain`). Throws
+    /// when inotify is not available.
+    init(storeURL: URL, onChange: @escaping @Sendable () -> Bool) throws {
         let name = storeURL.lastPathComponent
         names = [name, name + "-wal"]
         self.onChange = onChange
@@ -93,12 +100,24 @@ final class StoreFileWatcher: @unchecked Sendable {
             return true
         }
         guard first else { return }
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.settleTime) { [self] in
+        look(after: Self.settleTime, then: Self.lookAgain[...])
+    }
+
+    /// Runs the callback after `delay`, and again after each of `later` while it finds nothing
+    /// and no newer write has scheduled a look of its own.
+    private func look(after delay: DispatchTimeInterval, then later: ArraySlice<DispatchTimeInterval>) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
             let go = lock.withLock {
                 pending = false
                 return !stopping
             }
-            if go { onChange() }
+            guard go, !onChange(), let next = later.first else { return }
+            let again = lock.withLock {
+                if pending || stopping { return false }
+                pending = true
+                return true
+            }
+            if again { look(after: next, then: later.dropFirst()) }
         }
     }
 }
