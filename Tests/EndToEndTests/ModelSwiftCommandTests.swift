@@ -45,6 +45,11 @@ import Testing
 
             public final class Owner: ManagedObject {}
 
+            // Many Core Data apps have a protocol of this name for their classes; the generated
+            // classes' wrapper must not be taken for it.
+            public protocol Managed: AnyObject { static var entityName: String { get } }
+            extension Sample: Managed { public static var entityName: String { "Sample" } }
+
             func use(_ sample: Sample, _ owner: Owner, _ photo: Photo) {
                 sample.int16Scalar += 1
                 sample.default = "x"
