@@ -27,7 +27,9 @@ enum Validation {
                 if let failure = check(attribute, value: raw.value, object: object).first { failures.append(failure) }
             } else if let relationship = property as? RelationshipDescription, let context = object.managedObjectContext {
                 let count = context.relatedIDs(of: object, relationship: relationship, slot: raw).count
-                if !relationship.isOptional && count == 0 {
+                // A to-many is never absent, only empty, and Core Data lets a required one be
+                // empty: it asks for objects only through its minimum count, checked below.
+                if !relationship.isOptional && !relationship.isToMany && count == 0 {
                     failures.append(ValidationFailure(object: object, key: property.name, reason: "a value is required"))
                 } else if relationship.isToMany, count > 0 || !relationship.isOptional {
                     if relationship.minCount > 0 && count < relationship.minCount {
@@ -140,7 +142,9 @@ enum Validation {
         case .toMany(.loaded(let ids)): count = ids.count
         default: count = 0
         }
-        if !relationship.isOptional && count == 0 { return [ValidationFailure(object: object, key: key, reason: "a value is required")] }
+        if !relationship.isOptional && !relationship.isToMany && count == 0 {
+            return [ValidationFailure(object: object, key: key, reason: "a value is required")]
+        }
         guard relationship.isToMany, count > 0 || !relationship.isOptional else { return [] }
         if relationship.minCount > 0 && count < relationship.minCount {
             return [ValidationFailure(object: object, key: key, reason: "has \(count) objects, fewer than the minimum \(relationship.minCount)")]
