@@ -65,6 +65,13 @@ import Testing
                 GeneratedModelClasses.register()
             }
 
+            // Requests run for their effect leave their answers unread without a warning, as
+            // Core Data's `execute` does.
+            func trim(_ context: ManagedObjectContext, _ ids: [ManagedObjectID]) throws {
+                try context.execute(PersistentHistoryChangeRequest.deleteHistory(before: Date()))
+                try context.execute(BatchDeleteRequest(objectIDs: ids))
+            }
+
             """.utf8).write(to: application)
         let checked = try Self.typecheck(harness, [generated, application])
         #expect(checked.status == 0, "\(checked.stderr)")

@@ -87,6 +87,8 @@ public enum PersistentHistoryResult: @unchecked Sendable {
 
 extension ManagedObjectContext {
     /// Runs a history request against the stores that keep history, oldest transaction first.
+    /// The answer may be left unread, as Core Data's is: trimming history is run for its effect.
+    @discardableResult
     public func execute(_ request: PersistentHistoryChangeRequest) throws -> PersistentHistoryResult {
         guard let coordinator = persistentStoreCoordinator else { throw PersistenceError.noStore("the context has no coordinator") }
         return try coordinator.withStores {
