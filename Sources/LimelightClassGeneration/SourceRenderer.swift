@@ -10,8 +10,11 @@ struct SourceRenderer {
             "/// The objects of entity \(entry.entityName).",
             "\(access)\(entry.isFinal ? "final " : "")class \(entry.className): \(entry.superclassName) {",
         ]
+        // The wrapper is named with its module: the classes are compiled with the application's
+        // own code, and a `protocol Managed` there (a common Core Data pattern) would otherwise
+        // hide it, as `@NSManaged`, a keyword, never is.
         for property in entry.properties {
-            lines.append("    @Managed \(access)var \(SwiftNames.escaped(property.name)): \(property.type)")
+            lines.append("    @LimelightData.Managed \(access)var \(SwiftNames.escaped(property.name)): \(property.type)")
         }
         lines.append("}")
         return lines

@@ -45,6 +45,11 @@ import Testing
 
             public final class Owner: ManagedObject {}
 
+            // Many Core Data apps have a protocol of this name for their classes; the generated
+            // classes' wrapper must not be taken for it.
+            public protocol Managed: AnyObject { static var entityName: String { get } }
+            extension Sample: Managed { public static var entityName: String { "Sample" } }
+
             func use(_ sample: Sample, _ owner: Owner, _ photo: Photo) {
                 sample.int16Scalar += 1
                 sample.default = "x"
@@ -58,6 +63,13 @@ import Testing
                 let hidden: GeneratedHidden = Visible(entity: sample.entity, insertInto: nil)
                 hidden.secret = nil
                 GeneratedModelClasses.register()
+            }
+
+            // Requests run for their effect leave their answers unread without a warning, as
+            // Core Data's `execute` does.
+            func trim(_ context: ManagedObjectContext, _ ids: [ManagedObjectID]) throws {
+                try context.execute(PersistentHistoryChangeRequest.deleteHistory(before: Date()))
+                try context.execute(BatchDeleteRequest(objectIDs: ids))
             }
 
             """.utf8).write(to: application)

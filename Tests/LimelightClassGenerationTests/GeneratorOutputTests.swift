@@ -23,15 +23,15 @@ import Testing
         let lines = Self.lines(try Self.source(try Self.fixture()))
         for expected in [
             "final class Sample: ManagedObject {",
-            "@Managed var int16Scalar: Int16", "@Managed var int32Scalar: Int32", "@Managed var int64Scalar: Int64",
-            "@Managed var doubleScalar: Double", "@Managed var floatScalar: Float", "@Managed var boolScalar: Bool",
-            "@Managed var int32Boxed: Int32?", "@Managed var doubleBoxed: Double?", "@Managed var boolBoxed: Bool?",
-            "@Managed var text: String?", "@Managed var when: Date?", "@Managed var whenScalar: TimeInterval", "@Managed var blob: Data?",
-            "@Managed var price: Decimal?", "@Managed var identifier: UUID?", "@Managed var link: URL?",
-            "@Managed var tags: [String]?", "@Managed var anything: Any?",
-            "@Managed var `default`: String?", "@Managed var `repeat`: Int64",
-            "@Managed var owner: Owner?", "@Managed var labels: Set<Label>", "@Managed var steps: [Step]",
-            "@Managed var magnitude: [String: Any]?",
+            "@LimelightData.Managed var int16Scalar: Int16", "@LimelightData.Managed var int32Scalar: Int32", "@LimelightData.Managed var int64Scalar: Int64",
+            "@LimelightData.Managed var doubleScalar: Double", "@LimelightData.Managed var floatScalar: Float", "@LimelightData.Managed var boolScalar: Bool",
+            "@LimelightData.Managed var int32Boxed: Int32?", "@LimelightData.Managed var doubleBoxed: Double?", "@LimelightData.Managed var boolBoxed: Bool?",
+            "@LimelightData.Managed var text: String?", "@LimelightData.Managed var when: Date?", "@LimelightData.Managed var whenScalar: TimeInterval", "@LimelightData.Managed var blob: Data?",
+            "@LimelightData.Managed var price: Decimal?", "@LimelightData.Managed var identifier: UUID?", "@LimelightData.Managed var link: URL?",
+            "@LimelightData.Managed var tags: [String]?", "@LimelightData.Managed var anything: Any?",
+            "@LimelightData.Managed var `default`: String?", "@LimelightData.Managed var `repeat`: Int64",
+            "@LimelightData.Managed var owner: Owner?", "@LimelightData.Managed var labels: Set<Label>", "@LimelightData.Managed var steps: [Step]",
+            "@LimelightData.Managed var magnitude: [String: Any]?",
         ] {
             #expect(lines.contains(expected), "missing: \(expected)")
         }
@@ -41,7 +41,7 @@ import Testing
         let source = try Self.source(try Self.fixture())
         let photo = try #require(source.range(of: "final class Photo: MediaItem {"))
         let body = source[photo.upperBound...].prefix { $0 != "}" }
-        #expect(body.contains("@Managed var pixels: Int32"))
+        #expect(body.contains("@LimelightData.Managed var pixels: Int32"))
         #expect(!body.contains("title"))
         let sample = try #require(source.range(of: "final class Sample: ManagedObject {"))
         let names = source[sample.upperBound...].prefix { $0 != "}" }.split(separator: "\n")
@@ -57,7 +57,7 @@ import Testing
         #expect(lines.contains("final class Photo: MediaItem {"))
         // GeneratedHidden has no class: Visible inherits from ManagedObject and declares its property.
         #expect(lines.contains("final class Visible: ManagedObject {"))
-        #expect(lines.contains("@Managed var secret: String?"))
+        #expect(lines.contains("@LimelightData.Managed var secret: String?"))
         #expect(!lines.contains { $0.contains("class GeneratedHidden") })
     }
 
@@ -117,7 +117,7 @@ import Testing
         let source = try Self.source(try Self.fixture(), ClassGenerationOptions(accessLevel: .public, generatesAllEntities: true))
         let lines = Self.lines(source)
         #expect(lines.contains("public final class Sample: ManagedObject {"))
-        #expect(lines.contains("@Managed public var text: String?"))
+        #expect(lines.contains("@LimelightData.Managed public var text: String?"))
         #expect(lines.contains("public var name: String? {"))
         #expect(lines.contains("public enum GeneratedModelClasses {"))
         #expect(lines.contains("public static func register(in registry: ManagedObjectClassRegistry = .shared) {"))
@@ -132,7 +132,7 @@ import Testing
         event.classCodeGeneration = .classDefinition
         let lines = Self.lines(try Self.source(ManagedObjectModel(entities: [event])))
         #expect(lines.contains("final class Date: ManagedObject {"))
-        #expect(lines.contains("@Managed var start: Foundation.Date?"))
+        #expect(lines.contains("@LimelightData.Managed var start: Foundation.Date?"))
     }
 
     @Test func transformableTypes() throws {
@@ -141,17 +141,17 @@ import Testing
             value.customClassName = customClassName
             let entity = EntityDescription(name: "Holder", properties: [value])
             entity.classCodeGeneration = .classDefinition
-            return Self.lines(try Self.source(ManagedObjectModel(entities: [entity]))).first { $0.hasPrefix("@Managed var value:") }
+            return Self.lines(try Self.source(ManagedObjectModel(entities: [entity]))).first { $0.hasPrefix("@LimelightData.Managed var value:") }
         }
-        #expect(try declared("[String: Int]") == "@Managed var value: [String: Int]?")
-        #expect(try declared("Swift.Set<Foundation.URL>") == "@Managed var value: Swift.Set<Foundation.URL>?")
-        #expect(try declared("NSArray") == "@Managed var value: [Any]?")
+        #expect(try declared("[String: Int]") == "@LimelightData.Managed var value: [String: Int]?")
+        #expect(try declared("Swift.Set<Foundation.URL>") == "@LimelightData.Managed var value: Swift.Set<Foundation.URL>?")
+        #expect(try declared("NSArray") == "@LimelightData.Managed var value: [Any]?")
         // A leading dot is Xcode's "current product module".
-        #expect(try declared(".Resolution") == "@Managed var value: Resolution?")
-        #expect(try declared(".NSURL") == "@Managed var value: URL?")
-        #expect(try declared("NSObject<NSCoding> *") == "@Managed var value: Any?")
-        #expect(try declared("id") == "@Managed var value: Any?")
-        #expect(try declared(nil) == "@Managed var value: Any?")
+        #expect(try declared(".Resolution") == "@LimelightData.Managed var value: Resolution?")
+        #expect(try declared(".NSURL") == "@LimelightData.Managed var value: URL?")
+        #expect(try declared("NSObject<NSCoding> *") == "@LimelightData.Managed var value: Any?")
+        #expect(try declared("id") == "@LimelightData.Managed var value: Any?")
+        #expect(try declared(nil) == "@LimelightData.Managed var value: Any?")
     }
 
     @Test func badNamesAreRefusedNamingTheEntity() throws {

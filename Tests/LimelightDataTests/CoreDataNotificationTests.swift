@@ -37,6 +37,10 @@ struct CoreDataNotificationTests {
         #expect(objects == [note])
         let ids = try #require(savedIDs.value?.userInfo?[ManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue] as? Set<ManagedObjectID>)
         #expect(ids == [note.objectID])
+        // The key itself reads the same as its raw value, as Core Data's string constants do.
+        let byKey = saved.value?.userInfo?[ManagedObjectContext.NotificationKey.insertedObjects] as? Set<ManagedObject>
+        #expect(byKey == [note])
+        #expect(savedIDs.value?.userInfo?[ManagedObjectContext.NotificationKey.insertedObjectIDs] as? Set<ManagedObjectID> == [note.objectID])
 
         // Passed on as Core Data apps pass it: the notification's user info, as it is.
         ManagedObjectContext.mergeChanges(fromRemoteContextSave: savedIDs.value?.userInfo ?? [:], into: [reader])

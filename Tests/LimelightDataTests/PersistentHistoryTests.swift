@@ -283,4 +283,33 @@ import CSQLite
             #expect(try Self.transactions(later).map { $0.changes?.count } == [1])
         }
     }
+
+    /// Code written for Core Data reads a history request's answer through `result`, cast to
+    /// what the result type asked for.
+    @Test func theResultReadsAsCoreDataCastsIt() throws {
+        let folder = try TemporaryFolder()
+        let context = try Self.context(folder.file("history.sqlite"))
+        for name in ["Ada", "Grace"] {
+            let person = try context.insertNewObject(forEntityName: "Person")
+            person.setValue(name, forKey: "firstName")
+            try context.save()
+        }
+        let request = PersistentHistoryChangeRequest.fetchHistory(after: Date.distantPast)
+        let transactions = try #require(try context.execute(request).result as? [PersistentHistoryTransaction])
+        #expect(transactions.count == 2)
+        #expect(transactions.allSatisfy { $0.author == "importer" })
+
+        request.resultType = .changesOnly
+        let changes = try #require(try context.execute(request).result as? [PersistentHistoryChange])
+        #expect(changes.count == 2 && changes.allSatisfy { $0.changeType == .insert })
+
+        request.resultType = .count
+        #expect(try context.execute(request).result as? Int == 2)
+
+        let trimmed = PersistentHistoryChangeRequest.deleteHistory(before: transactions[1])
+        #expect(try context.execute(trimmed).result as? Bool == true)
+        let left = try #require(try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: Date.distantPast)).result
+            as? [PersistentHistoryTransaction])
+        #expect(left.map(\.transactionNumber) == [transactions[1].transactionNumber])
+    }
 }

@@ -71,3 +71,12 @@ extension Notification.Name {
     public static let managedObjectContextDidSaveObjectIDs = ManagedObjectContext.didSaveObjectIDsNotification
     public static let managedObjectContextDidMergeChangesObjectIDs = ManagedObjectContext.didMergeChangesObjectIDsNotification
 }
+
+/// A notification's user info read by a `NotificationKey`: the keys are the raw strings, as Core
+/// Data's, so `userInfo?[NotificationKey.deletedObjects]` would otherwise look up the key itself,
+/// find nothing and say so with a silent `nil`.
+extension Dictionary where Key == AnyHashable {
+    public subscript(key: ManagedObjectContext.NotificationKey) -> Value? {
+        self[AnyHashable(key.rawValue)]
+    }
+}

@@ -11,7 +11,11 @@ import Foundation
 ///
 /// The store goes into `PersistentContainer.defaultDirectoryURL()` as `<name>.sqlite` unless
 /// `persistentStoreDescriptions` says otherwise before the stores are loaded.
-public final class PersistentContainer: @unchecked Sendable {
+///
+/// The class is open, as Core Data's is, because apps subclass it: most often to override
+/// `defaultDirectoryURL()` and keep their stores in a folder shared with their other programs.
+/// A subclass restates `@unchecked Sendable`, as Swift asks of it.
+open class PersistentContainer: @unchecked Sendable {
     public let name: String
     public let managedObjectModel: ManagedObjectModel
     public let persistentStoreCoordinator: PersistentStoreCoordinator
@@ -48,7 +52,9 @@ public final class PersistentContainer: @unchecked Sendable {
 
     /// Where stores go by default: `$XDG_DATA_HOME/<program name>`, the Linux counterpart of the
     /// application support folder Core Data uses.
-    public class func defaultDirectoryURL() -> URL {
+    /// A subclass overrides it to keep its stores elsewhere: the container's initializer asks the
+    /// class it makes, so the override decides where the first description points.
+    open class func defaultDirectoryURL() -> URL {
         XDGDirectories.dataHome.appendingPathComponent(ProcessInfo.processInfo.processName, isDirectory: true)
     }
 
@@ -56,7 +62,7 @@ public final class PersistentContainer: @unchecked Sendable {
     /// of each, with the error that stopped it if any. A description with
     /// `shouldAddStoreAsynchronously` is added on a background queue, where its handler runs;
     /// the others are added, and heard of, before the call returns.
-    public func loadPersistentStores(completionHandler handler: @escaping (PersistentStoreDescription, (any Error)?) -> Void) {
+    open func loadPersistentStores(completionHandler handler: @escaping (PersistentStoreDescription, (any Error)?) -> Void) {
         for description in persistentStoreDescriptions {
             persistentStoreCoordinator.addPersistentStore(with: description, completionHandler: handler)
         }
@@ -64,7 +70,7 @@ public final class PersistentContainer: @unchecked Sendable {
 
     /// Adds every store before it returns, throwing the first error: the short form of the call
     /// above (descriptions asking to be added asynchronously are added at once too).
-    public func loadPersistentStores() throws {
+    open func loadPersistentStores() throws {
         var failure: (any Error)?
         for description in persistentStoreDescriptions {
             do {
@@ -77,21 +83,21 @@ public final class PersistentContainer: @unchecked Sendable {
     }
 
     /// A new private-queue context on the container's coordinator, for work off the main queue.
-    public func newBackgroundContext() -> ManagedObjectContext {
+    open func newBackgroundContext() -> ManagedObjectContext {
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = persistentStoreCoordinator
         return context
     }
 
     /// Runs `block` on a new private-queue context's queue, without waiting.
-    public func performBackgroundTask(_ block: @escaping @Sendable (ManagedObjectContext) -> Void) {
+    open func performBackgroundTask(_ block: @escaping @Sendable (ManagedObjectContext) -> Void) {
         let context = newBackgroundContext()
         context.queue.async { block(context) }
     }
 
     /// Runs `block` on a new private-queue context's queue and returns its result, as Core Data's
     /// `performBackgroundTask(_:) async`: `try await container.performBackgroundTask { try $0.count(for: request) }`.
-    public func performBackgroundTask<T: Sendable>(_ block: @escaping @Sendable (ManagedObjectContext) throws -> T) async throws -> T {
+    open func performBackgroundTask<T: Sendable>(_ block: @escaping @Sendable (ManagedObjectContext) throws -> T) async throws -> T {
         let context = newBackgroundContext()
         return try await context.perform { try block(context) }
     }

@@ -70,10 +70,25 @@ public enum PersistentHistoryResult: @unchecked Sendable {
     case count(Int)
     case transactions([PersistentHistoryTransaction])
     case changes([PersistentHistoryChange])
+
+    /// What the result type asked for, as Core Data's `NSPersistentHistoryResult.result` holds it:
+    /// `[PersistentHistoryTransaction]`, `[PersistentHistoryChange]`, the count (`Int`) or the
+    /// status (`Bool`). Code written for Core Data casts it (`result.result as?
+    /// [PersistentHistoryTransaction]`), and that cast reads the same here.
+    public var result: Any? {
+        switch self {
+        case .status(let done): done
+        case .count(let count): count
+        case .transactions(let transactions): transactions
+        case .changes(let changes): changes
+        }
+    }
 }
 
 extension ManagedObjectContext {
     /// Runs a history request against the stores that keep history, oldest transaction first.
+    /// The answer may be left unread, as Core Data's is: trimming history is run for its effect.
+    @discardableResult
     public func execute(_ request: PersistentHistoryChangeRequest) throws -> PersistentHistoryResult {
         guard let coordinator = persistentStoreCoordinator else { throw PersistenceError.noStore("the context has no coordinator") }
         return try coordinator.withStores {

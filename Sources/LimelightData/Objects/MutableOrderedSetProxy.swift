@@ -40,6 +40,20 @@ public struct MutableOrderedSetProxy: RandomAccessCollection {
         write(members)
     }
 
+    /// Appends each object of `objects` that is not a member yet, in one change, as
+    /// `NSMutableOrderedSet.addObjects(from:)`.
+    public func addObjects<Objects: Sequence>(from objects: Objects) where Objects.Element: ManagedObject {
+        var members = array
+        for object in objects where !members.contains(where: { $0 === object }) { members.append(object) }
+        write(members)
+    }
+
+    /// Removes each object of `objects`, in one change, as `NSMutableOrderedSet.removeObjects(in:)`.
+    public func removeObjects<Objects: Sequence>(in objects: Objects) where Objects.Element: ManagedObject {
+        let leaving = Array(objects)
+        write(array.filter { member in !leaving.contains { $0 === member } })
+    }
+
     /// Inserts `object` at `index` (0...count) unless it is a member already.
     public func insert(_ object: ManagedObject, at index: Int) {
         var members = array

@@ -5,6 +5,7 @@ extension ManagedObjectContext {
     ///
     /// A handler is called while the insert's transaction is open, on the calling thread: it may
     /// read (a fetch sees the objects written so far) but not save.
+    @discardableResult
     public func execute(_ request: BatchInsertRequest) throws -> BatchResult {
         let (entity, coordinator) = try resolve(FetchSpecification(entityName: request.entityName))
         guard !entity.isAbstract else { throw PersistenceError.invalidRequest("batch insert: \(entity.name) is abstract") }

@@ -82,6 +82,7 @@ public struct BatchResult: @unchecked Sendable {
 
 extension ManagedObjectContext {
     /// Runs a batch delete on the SQLite stores it concerns.
+    @discardableResult
     public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
         guard let coordinator = persistentStoreCoordinator else { throw PersistenceError.noStore("the context has no coordinator") }
         var deleted: [ManagedObjectID] = []
@@ -103,6 +104,7 @@ extension ManagedObjectContext {
     }
 
     /// Runs a batch update on the SQLite stores holding the entity.
+    @discardableResult
     public func execute(_ request: BatchUpdateRequest) throws -> BatchResult {
         var fetch = FetchSpecification(entityName: request.entityName, predicate: request.predicate)
         fetch.includesSubentities = request.includesSubentities
