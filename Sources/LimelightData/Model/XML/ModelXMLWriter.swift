@@ -67,24 +67,8 @@ enum ModelXMLWriter {
         var lines = ["    <entity\(attributeText(attrs, order: ["name", "representedClassName", "parentEntity"]))>"]
         for property in entity.ownProperties.sorted(by: { $0.name < $1.name }) { lines += self.property(property, composites: &composites) }
         // Where Xcode writes them: before the uniqueness constraints.
-        if !entity.compoundIndexes.isEmpty {
-            lines.append("        <compoundIndexes>")
-            for index in entity.compoundIndexes {
-                lines.append("            <compoundIndex>")
-                for name in index { lines.append("                <index value=\"\(escape(name))\"/>") }
-                lines.append("            </compoundIndex>")
-            }
-            lines.append("        </compoundIndexes>")
-        }
-        if !entity.uniquenessConstraints.isEmpty {
-            lines.append("        <uniquenessConstraints>")
-            for constraint in entity.uniquenessConstraints {
-                lines.append("            <uniquenessConstraint>")
-                for name in constraint { lines.append("                <constraint value=\"\(escape(name))\"/>") }
-                lines.append("            </uniquenessConstraint>")
-            }
-            lines.append("        </uniquenessConstraints>")
-        }
+        lines += nameLists(entity.compoundIndexes, in: "compoundIndexes", list: "compoundIndex", item: "index")
+        lines += nameLists(entity.uniquenessConstraints, in: "uniquenessConstraints", list: "uniquenessConstraint", item: "constraint")
         for index in entity.fetchIndexes {
             lines.append("        <fetchIndex name=\"\(escape(index.name))\">")
             for element in index.elements {
@@ -199,6 +183,20 @@ enum ModelXMLWriter {
     }
 
     static func escape(_ text: String) -> String { XMLEscaping.escaped(text, inAttribute: true) }
+
+    /// An entity's lists of property names as Xcode nests them: `<compoundIndexes>` of
+    /// `<compoundIndex>` of `<index value="…"/>`, and the same shape for uniqueness constraints.
+    private static func nameLists(_ lists: [[String]], in container: String, list: String, item: String) -> [String] {
+        guard !lists.isEmpty else { return [] }
+        var lines = ["        <\(container)>"]
+        for names in lists {
+            lines.append("            <\(list)>")
+            for name in names { lines.append("                <\(item) value=\"\(escape(name))\"/>") }
+            lines.append("            </\(list)>")
+        }
+        lines.append("        </\(container)>")
+        return lines
+    }
 }
 
 /// The `<composite>` definitions of the composite attributes a model's XML names, one per
