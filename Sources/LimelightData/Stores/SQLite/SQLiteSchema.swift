@@ -168,16 +168,23 @@ struct SQLiteSchema {
             if !table.root.subentities.isEmpty {
                 sql.append("CREATE INDEX \(table.name)_Z_ENT_INDEX ON \(table.name) (Z_ENT)")
             }
+            // Sibling subentities that declare a property of the same name share its column
+            // (both comments' `post` is ZPOST): the column is indexed once, not once per entity.
+            var indexedColumns: Set<String> = []
             for entity in table.root.selfAndDescendants {
                 for property in entity.ownProperties {
                     if let relationship = property as? RelationshipDescription, Self.isStoredInRow(relationship) {
                         let column = self.column(for: relationship)
-                        sql.append("CREATE INDEX \(table.name)_\(column)_INDEX ON \(table.name) (\(column))")
+                        if indexedColumns.insert(column).inserted {
+                            sql.append("CREATE INDEX \(table.name)_\(column)_INDEX ON \(table.name) (\(column))")
+                        }
                     } else if property.isIndexed, Self.isStoredInRow(property), !(property is CompositeAttributeDescription) {
                         // A composite's elements are indexed through fetch indexes naming them
                         // (`magnitude.richter`); the attribute itself has no column to index.
                         let column = self.column(for: property)
-                        sql.append("CREATE INDEX \(table.name)_\(column)_INDEX ON \(table.name) (\(column))")
+                        if indexedColumns.insert(column).inserted {
+                            sql.append("CREATE INDEX \(table.name)_\(column)_INDEX ON \(table.name) (\(column))")
+                        }
                     }
                 }
                 for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
