@@ -168,8 +168,10 @@ struct SQLiteSchema {
             if !table.root.subentities.isEmpty {
                 sql.append("CREATE INDEX \(table.name)_Z_ENT_INDEX ON \(table.name) (Z_ENT)")
             }
-            // Sibling subentities that declare a property of the same name share its column
-            // (both comments' `post` is ZPOST): the column is indexed once, not once per entity.
+            // Sibling subentities that declare a property of the same name share its column here
+            // (both comments' `post` is ZPOST), so the column is indexed once, not once per entity.
+            // Core Data instead numbers the later ones (ZNOTE, ZNOTE1, as in Apple Notes' store);
+            // which sibling gets which number was not checked against a store it made.
             var indexedColumns: Set<String> = []
             for entity in table.root.selfAndDescendants {
                 for property in entity.ownProperties {
