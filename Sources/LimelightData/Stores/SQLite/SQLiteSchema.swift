@@ -168,16 +168,25 @@ struct SQLiteSchema {
             if !table.root.subentities.isEmpty {
                 sql.append("CREATE INDEX \(table.name)_Z_ENT_INDEX ON \(table.name) (Z_ENT)")
             }
+            // Sibling subentities that declare a property of the same name share its column here
+            // (both comments' `post` is ZPOST), so the column is indexed once, not once per entity.
+            // Core Data instead numbers the later ones (ZNOTE, ZNOTE1, as in Apple Notes' store);
+            // which sibling gets which number was not checked against a store it made.
+            var indexedColumns: Set<String> = []
             for entity in table.root.selfAndDescendants {
                 for property in entity.ownProperties {
                     if let relationship = property as? RelationshipDescription, Self.isStoredInRow(relationship) {
                         let column = self.column(for: relationship)
-                        sql.append("CREATE INDEX \(table.name)_\(column)_INDEX ON \(table.name) (\(column))")
+                        if indexedColumns.insert(column).inserted {
+                            sql.append("CREATE INDEX \(table.name)_\(column)_INDEX ON \(table.name) (\(column))")
+                        }
                     } else if property.isIndexed, Self.isStoredInRow(property), !(property is CompositeAttributeDescription) {
                         // A composite's elements are indexed through fetch indexes naming them
                         // (`magnitude.richter`); the attribute itself has no column to index.
                         let column = self.column(for: property)
-                        sql.append("CREATE INDEX \(table.name)_\(column)_INDEX ON \(table.name) (\(column))")
+                        if indexedColumns.insert(column).inserted {
+                            sql.append("CREATE INDEX \(table.name)_\(column)_INDEX ON \(table.name) (\(column))")
+                        }
                     }
                 }
                 for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
