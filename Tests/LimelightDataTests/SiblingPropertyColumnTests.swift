@@ -106,4 +106,28 @@ import Testing
         let moods = try sqliteQuery(url, "SELECT ZMOOD FROM ZREMARK WHERE ZMOOD IS NOT NULL")
         #expect(moods == ["heiter"])
     }
+
+    /// A store Core Data made for such a model keeps the later sibling's values in a numbered
+    /// column (ZABOUT1): it is refused naming both columns, and left as it was.
+    @Test func aStoreWithCoreDatasNumberedSiblingColumnsIsRefused() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("remarks.sqlite")
+        try Self.fill(url)
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = [url.path, "ALTER TABLE ZREMARK ADD COLUMN ZABOUT1 INTEGER"]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        #expect(sqlite.terminationStatus == 0)
+        let before = try Data(contentsOf: url)
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: Self.model(withMood: false))
+        #expect {
+            try coordinator.addPersistentStore(type: .sqlite, at: url)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("ZREMARK") && text.contains("(ZABOUT, ZABOUT1)") && text.contains("numbered columns")
+        }
+        #expect(coordinator.persistentStores.isEmpty)
+        #expect(try Data(contentsOf: url) == before)
+    }
 }
