@@ -140,7 +140,7 @@ import PredicateFixtures
             #expect { try context.fetch(request) } throws: { "\($0)".contains(part) }
         }
         let mismatched = [
-            ("name == 42", "left operand, a string (the attribute name), with the right operand, a number"),
+            ("name < 42", "left operand, a string (the attribute name), with the right operand, a number"),
             ("score BEGINSWITH 'a'", "the left operand of BEGINSWITH is a number (the attribute score)"),
             ("name CONTAINS 3", "the right operand of CONTAINS is a number"), ("created > 5", "a date"),
             ("name + 1 > 2", "the left operand of + is a string"), ("sqrt(name) > 1", "argument 1 of sqrt:"),

@@ -176,7 +176,16 @@ struct PredicateEvaluator {
         case .conditional(let condition, let yes, let no):
             return try evaluate(condition, object) ? value(yes, object) : value(no, object)
         case .index(let base, let index):
-            let items = PredicateValues.elements(try value(base, object)) ?? []
+            let collection = try value(base, object)
+            let items = PredicateValues.elements(collection) ?? []
+            // A set (an unordered to-many) has no places: its "first" member would be whichever
+            // hashing put first, and SQL could not agree with it.
+            if index != .size, collection is Set<ManagedObject> || collection is Set<AnyHashable> {
+                if case .position(let position) = index, try value(position, object) is String {} else {
+                    throw PredicateEvaluationError("\(PredicatePrinter.format(expression)): \(PredicatePrinter.format(base)) is an unordered set, "
+                                                   + "without a first, last or n-th member")
+                }
+            }
             switch index {
             case .first: return items.first ?? nil
             case .last: return items.last ?? nil

@@ -32,7 +32,9 @@ extension SQLPredicateTranslator {
             var placeholders: [String] = []
             for item in items {
                 let value = try constantOperand(item)
-                if value.isNull || Self.namesAnotherTable(left, value) { continue }
+                // A value of another kind equals nothing in the column (`count IN {'5'}`), as in
+                // memory; SQLite's affinity would turn '5' into 5.
+                if value.isNull || Self.namesAnotherTable(left, value) || Self.kindsDiffer(left, value) { continue }
                 placeholders.append(fold(value.sql))
                 bindings += value.bindings
             }
@@ -56,6 +58,8 @@ extension SQLPredicateTranslator {
         }
         var right = try outerRight ?? operand(c.right, scope)
         if right.toMany != nil { throw Self.unsupported("a to-many key path on the right of \(c.operatorType.rawValue)") }
+        if let membership = try membership(c, left, right, &bindings) { return membership }
+        if let decided = mismatchedEquality(c, left, right, &bindings) { return decided }
         try checkTypes(c, left, right)
         var left = left
         // An object from another entity's table is no row here, whatever its key: it is bound as

@@ -25,6 +25,8 @@ extension SQLPredicateTranslator {
             return try subqueryAggregate(collection, variable, predicate, path, scope)
         case .index(.subquery(let collection, let variable, let predicate), .size):
             return try subqueryAggregate(collection, variable, predicate, "@count", scope)
+        case .subquery(let collection, let variable, let predicate):
+            return try subqueryRows(collection, variable, predicate, scope)
         case .index(let base, .size):
             // [SIZE] of a to-many is its @count; of a constant list, its length.
             if case .aggregate(let items) = base { return try constantOperand(Int64(items.count)) }
@@ -36,8 +38,10 @@ extension SQLPredicateTranslator {
             return Operand(sql: "(SELECT count(*) FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition))", kind: .number)
         case .index(.evaluatedObject, .position(.constant(let key))) where key.value is String:
             return try keyPathOperand([key.value as? String ?? ""], scope)
-        case .index:
-            throw Self.unsupported("\(PredicatePrinter.format(expression)): to-many relationships are sets in SQL, without a first, last or n-th element")
+        case .index(let base, .first), .index(let base, .last), .index(let base, .position):
+            return try orderedElement(expression, base, scope)
+        case .keyPathOf(.index(let base, let index), let path):
+            return try orderedElementKeyPath(.index(base, index), base, path, scope)
         case .function(let name, let args):
             return try functionOperand(name, args, scope)
         case .conditional(let predicate, let yes, let no):
@@ -63,6 +67,24 @@ extension SQLPredicateTranslator {
         default:
             return Operand(sql: "?", bindings: [try Self.sqlValue(value)], kind: ValueKind(constant: value))
         }
+    }
+
+    /// The rows a bare `SUBQUERY(collection, $x, predicate)` keeps, for membership (`SELF IN
+    /// SUBQUERY(…)`). As a value it is a collection: never nil, equal to no number or string.
+    mutating func subqueryRows(_ collection: QueryExpression, _ variable: String, _ predicate: QueryPredicate, _ scope: Scope) throws -> Operand {
+        let rows = try operand(collection, scope)
+        guard let toMany = rows.toMany, toMany.rest.isEmpty else {
+            throw Self.unsupported("SUBQUERY over something other than a to-many relationship: \(PredicatePrinter.format(collection))")
+        }
+        let (related, join) = try relatedRows(toMany.relationship, owner: toMany.scope)
+        var inner = Scope(alias: related.alias, entity: related.entity, variables: scope.variables)
+        inner.variables[variable] = (related.alias, related.entity)
+        var bindings: [SQLiteValue] = []
+        let test = try condition(predicate, inner, &bindings)
+        let from = "FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition) AND (\(test))"
+        var result = Operand(sql: "1", kind: .collection)
+        result.rows = (from, bindings, related.alias, related.entity)
+        return result
     }
 
     /// `SUBQUERY(collection, $x, predicate).@count`, and `.@sum.x`, `.@avg.x`, `.@min.x`, `.@max.x`,

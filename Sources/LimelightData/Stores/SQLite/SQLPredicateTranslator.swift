@@ -40,6 +40,9 @@ struct SQLPredicateTranslator {
         /// Set when the operand is a to-many key path: (relationship, owner scope, rest of path).
         var toMany: (relationship: RelationshipDescription, scope: Scope, rest: [String])?
         var attribute: AttributeDescription?
+        /// Set when the operand is the objects a bare SUBQUERY keeps: the rows (`FROM … WHERE …`
+        /// with its bindings) and their alias and entity, for `SELF IN SUBQUERY(…)`.
+        var rows: (from: String, bindings: [SQLiteValue], alias: String, entity: EntityDescription)?
         var isNull = false
         /// What kind of value the operand has, when known, for type checks before SQL runs.
         var kind: ValueKind?
@@ -50,6 +53,8 @@ struct SQLPredicateTranslator {
     enum ValueKind: String {
         case string = "a string", number = "a number", date = "a date", data = "binary data", uuid = "a UUID", url = "a URL"
         case object = "an object"
+        /// The objects a bare SUBQUERY keeps, which are never nil and equal no single value.
+        case collection = "a collection"
         /// A composite attribute as a whole, which SQL can only tell present or absent.
         case composite = "a composite attribute's dictionary"
 
@@ -82,6 +87,10 @@ struct SQLPredicateTranslator {
     }
 
     private var aliasCounter = 0
+    /// The `Z_FOK_` columns the store has, which order an ordered to-many's members; `nil` when all
+    /// the schema names are there. Without its column, a to-many's members are in key order, as
+    /// the store reads them.
+    var orderColumnsPresent: Set<SQLiteSchema.OrderColumn>?
     /// Names a dictionary fetch gives its columns, usable as `name` or `$name` in a HAVING predicate.
     var resultColumns: [String: Operand] = [:]
     /// Whether aggregate functions (`sum:` …) become SQL aggregates (SELECT lists and HAVING).
@@ -200,7 +209,7 @@ struct SQLPredicateTranslator {
 
     /// The rows on the other side of a to-many, correlated with `owner`.
     mutating func relatedRows(_ relationship: RelationshipDescription, owner: Scope) throws
-        -> ((alias: String, table: String, entity: EntityDescription), (from: String, condition: String)) {
+        -> ((alias: String, table: String, entity: EntityDescription), (from: String, condition: String, joinAlias: String?)) {
         guard let destination = relationship.destinationEntity, let table = schema.table(for: destination) else {
             throw Self.unsupported("relationship \(relationship.name) has no destination table")
         }
@@ -213,9 +222,9 @@ struct SQLPredicateTranslator {
             let joinAlias = newAlias()
             return ((alias, table.name, destination),
                     ("JOIN \(join.name) \(joinAlias) ON \(joinAlias).\(join.destinationColumn) = \(alias).Z_PK",
-                     "\(joinAlias).\(join.sourceColumn) = \(owner.primaryKey)\(filter)"))
+                     "\(joinAlias).\(join.sourceColumn) = \(owner.primaryKey)\(filter)", joinAlias))
         }
         guard let inverse = relationship.inverseRelationship else { throw Self.unsupported("to-many \(relationship.name) without inverse") }
-        return ((alias, table.name, destination), ("", "\(alias).\(schema.column(for: inverse)) = \(owner.primaryKey)\(filter)"))
+        return ((alias, table.name, destination), ("", "\(alias).\(schema.column(for: inverse)) = \(owner.primaryKey)\(filter)", nil))
     }
 }

@@ -42,6 +42,7 @@ extension SQLiteStore {
         let request = fetch.request
         let plan = try DictionaryPlan(request: request, entity: fetch.entity)
         var translator = SQLPredicateTranslator(schema: schema, entity: fetch.entity)
+        translator.orderColumnsPresent = orderColumnsPresent
         translator.allowsAggregates = true
         var joins = JoinList()
         let selected = try plan.columns.map { try sqlColumn($0, plan: plan, translator: &translator, joins: &joins) }

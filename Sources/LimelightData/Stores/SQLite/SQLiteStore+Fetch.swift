@@ -47,6 +47,7 @@ extension SQLiteStore {
         var clauses: [String] = []
         var bindings: [SQLiteValue] = []
         var translator = SQLPredicateTranslator(schema: schema, entity: fetch.entity)
+        translator.orderColumnsPresent = orderColumnsPresent
         if let filter = entityFilter(fetch.entities, table: table) { clauses.append(filter) }
         if let predicate = fetch.request.predicate {
             clauses.append(try translator.whereCondition(predicate, &bindings))

@@ -1,0 +1,46 @@
+import Foundation
+
+extension SQLPredicateTranslator {
+    /// Whether two operands are known to hold values of different kinds (a number and a string, a
+    /// date and a number, a collection and anything single).
+    static func kindsDiffer(_ left: Operand, _ right: Operand) -> Bool {
+        guard let l = left.kind, let r = right.kind else { return false }
+        return l != r
+    }
+
+    /// `==` and `!=` between values of different kinds (`count != name`, `SUBQUERY(…) == 0`), decided
+    /// as Foundation's `isEqual:` decides them in memory: a number never equals a string, whatever
+    /// its digits, so `==` holds only when both sides are nil and `!=` otherwise. SQLite's type
+    /// affinity would instead compare `5` and `'5'` as equal. Orderings (`<` …) of such values stay
+    /// an error, as they are in memory.
+    func mismatchedEquality(_ c: ComparisonPredicate, _ left: Operand, _ right: Operand, _ bindings: inout [SQLiteValue]) -> String? {
+        guard c.operatorType == .equal || c.operatorType == .notEqual, Self.kindsDiffer(left, right) else { return nil }
+        bindings += left.bindings + right.bindings
+        let bothNil = "(\(left.sql) IS NULL AND \(right.sql) IS NULL)"
+        return c.operatorType == .equal ? bothNil : "NOT \(bothNil)"
+    }
+
+    /// `x IN SUBQUERY(…)` and `SUBQUERY(…) CONTAINS x`: whether the object is among the rows the
+    /// subquery keeps. An object of another table, or a value that is no object, never is.
+    func membership(_ c: ComparisonPredicate, _ left: Operand, _ right: Operand, _ bindings: inout [SQLiteValue]) throws -> String? {
+        let member: Operand, rows: (from: String, bindings: [SQLiteValue], alias: String, entity: EntityDescription)
+        switch c.operatorType {
+        case .in:
+            guard let kept = right.rows else { return nil }
+            (member, rows) = (left, kept)
+        case .contains:
+            guard let kept = left.rows else { return nil }
+            (member, rows) = (right, kept)
+        default:
+            if left.rows != nil || right.rows != nil, c.operatorType != .equal, c.operatorType != .notEqual {
+                throw PersistenceError.invalidRequest(
+                    "type mismatch: \(c.operatorType.rawValue) cannot compare a SUBQUERY's objects; count them with .@count")
+            }
+            return nil
+        }
+        if member.isNull { return "0" }
+        guard member.isObjectKey, member.objectRoot.map({ $0 === rows.entity.rootEntity }) ?? true else { return "0" }
+        bindings += rows.bindings + member.bindings
+        return "EXISTS (SELECT 1 \(rows.from) AND \(rows.alias).Z_PK = \(member.sql))"
+    }
+}
