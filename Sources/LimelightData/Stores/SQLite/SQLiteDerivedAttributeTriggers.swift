@@ -169,6 +169,9 @@ extension SQLiteSchema {
                     if let sumColumn {
                         let owners = "SELECT \(join.sourceColumn) FROM \(join.name) WHERE \(join.destinationColumn) = NEW.Z_PK"
                         add("MEMBER_UPDATE", "AFTER UPDATE OF \(sumColumn) ON \(other.name)", body: recompute("\(table).Z_PK IN (\(owners))"))
+                        // A save may write the join rows before the members they name; the sum
+                        // then counts each member as it arrives.
+                        add("MEMBER_INSERT", "AFTER INSERT ON \(other.name)", body: recompute("\(table).Z_PK IN (\(owners))"))
                     }
                 } else if let inverse = relationship.inverseRelationship {
                     let link = self.column(for: inverse)
