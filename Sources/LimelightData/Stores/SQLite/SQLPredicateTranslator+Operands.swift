@@ -69,9 +69,10 @@ extension SQLPredicateTranslator {
         }
     }
 
-    /// The rows a bare `SUBQUERY(collection, $x, predicate)` keeps, for membership (`SELF IN
-    /// SUBQUERY(…)`). As a value it is a collection: never nil, equal to no number or string.
-    mutating func subqueryRows(_ collection: QueryExpression, _ variable: String, _ predicate: QueryPredicate, _ scope: Scope) throws -> Operand {
+    /// The FROM clause of the rows `SUBQUERY(collection, $x, predicate)` keeps, correlated with the
+    /// owner in `scope`, with its bindings and the related rows' alias and entity.
+    private mutating func subqueryFrom(_ collection: QueryExpression, _ variable: String, _ predicate: QueryPredicate,
+                                       _ scope: Scope) throws -> (String, [SQLiteValue], (alias: String, entity: EntityDescription)) {
         let rows = try operand(collection, scope)
         guard let toMany = rows.toMany, toMany.rest.isEmpty else {
             throw Self.unsupported("SUBQUERY over something other than a to-many relationship: \(PredicatePrinter.format(collection))")
@@ -82,6 +83,13 @@ extension SQLPredicateTranslator {
         var bindings: [SQLiteValue] = []
         let test = try condition(predicate, inner, &bindings)
         let from = "FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition) AND (\(test))"
+        return (from, bindings, (related.alias, related.entity))
+    }
+
+    /// The rows a bare `SUBQUERY(collection, $x, predicate)` keeps, for membership (`SELF IN
+    /// SUBQUERY(…)`). As a value it is a collection: never nil, equal to no number or string.
+    mutating func subqueryRows(_ collection: QueryExpression, _ variable: String, _ predicate: QueryPredicate, _ scope: Scope) throws -> Operand {
+        let (from, bindings, related) = try subqueryFrom(collection, variable, predicate, scope)
         var result = Operand(sql: "1", kind: .collection)
         result.rows = (from, bindings, related.alias, related.entity)
         return result
@@ -91,16 +99,7 @@ extension SQLPredicateTranslator {
     /// as a correlated aggregate over the rows the subquery keeps.
     mutating func subqueryAggregate(_ collection: QueryExpression, _ variable: String, _ predicate: QueryPredicate, _ path: String,
                                     _ scope: Scope) throws -> Operand {
-        let rows = try operand(collection, scope)
-        guard let toMany = rows.toMany, toMany.rest.isEmpty else {
-            throw Self.unsupported("SUBQUERY over something other than a to-many relationship: \(PredicatePrinter.format(collection))")
-        }
-        let (related, join) = try relatedRows(toMany.relationship, owner: toMany.scope)
-        var inner = Scope(alias: related.alias, entity: related.entity, variables: scope.variables)
-        inner.variables[variable] = (related.alias, related.entity)
-        var bindings: [SQLiteValue] = []
-        let test = try condition(predicate, inner, &bindings)
-        let from = "FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition) AND (\(test))"
+        let (from, bindings, related) = try subqueryFrom(collection, variable, predicate, scope)
         let components = path.split(separator: ".").map(String.init)
         if components == ["@count"] { return Operand(sql: "(SELECT count(*) \(from))", bindings: bindings, kind: .number) }
         let functions = ["@sum": "total", "@avg": "avg", "@min": "min", "@max": "max"]
