@@ -6,13 +6,13 @@ extension SQLPredicateTranslator {
     /// without a position (linked by a program that keeps none) come after the others, then by key,
     /// which is the order the store reads them in. An unordered to-many is a set, without places.
     mutating func orderedElement(_ expression: QueryExpression, _ base: QueryExpression, _ scope: Scope) throws -> Operand {
-        let (sql, bindings, destination) = try orderedElementKey(expression, base, scope)
-        return Operand(sql: sql, bindings: bindings, isObjectKey: true, objectRoot: destination.rootEntity, kind: .object)
+        let (sql, destination) = try orderedElementKey(expression, base, scope)
+        return Operand(sql: sql, isObjectKey: true, objectRoot: destination.rootEntity, kind: .object)
     }
 
     /// `items[FIRST].name`: a key path from the member at a place of an ordered to-many.
     mutating func orderedElementKeyPath(_ expression: QueryExpression, _ base: QueryExpression, _ path: String, _ scope: Scope) throws -> Operand {
-        let (key, bindings, destination) = try orderedElementKey(expression, base, scope)
+        let (key, destination) = try orderedElementKey(expression, base, scope)
         guard let table = schema.table(for: destination) else {
             throw Self.unsupported("the entity \(destination.name) has no table")
         }
@@ -22,7 +22,7 @@ extension SQLPredicateTranslator {
             throw Self.unsupported("the to-many key path \(path) after \(PredicatePrinter.format(expression))")
         }
         var result = Operand(sql: "(SELECT \(inner.sql) FROM \(table.name) \(alias) WHERE \(alias).Z_PK = \(key))",
-                             bindings: inner.bindings + bindings)
+                             bindings: inner.bindings)
         result.isObjectKey = inner.isObjectKey
         result.objectRoot = inner.objectRoot
         result.attribute = inner.attribute
@@ -30,9 +30,10 @@ extension SQLPredicateTranslator {
         return result
     }
 
-    /// The SQL for the key of the member at `expression`'s place, and the members' entity.
+    /// The SQL for the key of the member at `expression`'s place, and the members' entity. The
+    /// place is written into the SQL as a number, so the key needs no bindings.
     private mutating func orderedElementKey(_ expression: QueryExpression, _ base: QueryExpression, _ scope: Scope) throws
-        -> (sql: String, bindings: [SQLiteValue], destination: EntityDescription) {
+        -> (sql: String, destination: EntityDescription) {
         guard case .index(_, let index) = expression else { throw Self.unsupported(PredicatePrinter.format(expression)) }
         let collection = try operand(base, scope)
         guard let toMany = collection.toMany, toMany.rest.isEmpty else {
@@ -56,7 +57,7 @@ extension SQLPredicateTranslator {
             let value = try evaluator.value(position, nil)
             // Memory reads a place outside the members as nil, a negative one included.
             guard let place = value.flatMap(PredicateValues.integer), place >= 0, place <= Int64(Int32.max) else {
-                return ("NULL", [], relationship.destinationEntity ?? scope.entity)
+                return ("NULL", relationship.destinationEntity ?? scope.entity)
             }
             offset = Int(place)
         }
@@ -72,6 +73,6 @@ extension SQLPredicateTranslator {
         let orderBy = terms.map { index == .last ? "\($0) DESC" : $0 }.joined(separator: ", ")
         let sql = "(SELECT \(key) FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition) "
             + "ORDER BY \(orderBy) LIMIT 1 OFFSET \(offset))"
-        return (sql, [], related.entity)
+        return (sql, related.entity)
     }
 }
