@@ -29,7 +29,13 @@ enum ValueOrdering {
     /// as `localizedStandardCompare` orders file names. SQL sorts with the same function (the
     /// store's `LL_LOCALIZED` collation).
     static func localizedCompare(_ x: String, _ y: String) -> ComparisonResult {
-        LocalizedASCIIOrdering.compare(x, y) ?? x.compare(y, options: [.caseInsensitive, .diacriticInsensitive, .numeric])
+        LocalizedASCIIOrdering.compare(x, y) ?? foundationLocalizedCompare(x, y)
+    }
+
+    /// The same order from Foundation alone, for strings `LocalizedASCIIOrdering` does not take
+    /// (the store's collation has already tried it on SQLite's bytes).
+    static func foundationLocalizedCompare(_ x: String, _ y: String) -> ComparisonResult {
+        x.compare(y, options: [.caseInsensitive, .diacriticInsensitive, .numeric])
     }
 
     static func sort(_ objects: [ManagedObject], by descriptors: [QuerySortDescriptor]) -> [ManagedObject] {

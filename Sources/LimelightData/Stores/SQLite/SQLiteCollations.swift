@@ -20,7 +20,7 @@ enum SQLiteCollations {
                                                       UnsafeRawBufferPointer(start: right, count: right == nil ? 0 : Int(max(rightCount, 0))))
             if let fast { return fast == .orderedAscending ? -1 : fast == .orderedDescending ? 1 : 0 }
             let x = SQLiteCollations.string(left, leftCount), y = SQLiteCollations.string(right, rightCount)
-            switch ValueOrdering.localizedCompare(x, y) {
+            switch ValueOrdering.foundationLocalizedCompare(x, y) {
             case .orderedAscending: return -1
             case .orderedDescending: return 1
             case .orderedSame: return 0
