@@ -16,10 +16,10 @@ deps:
 	@scripts/ensure-deps.sh
 
 build: deps
-	$(SWIFT) build
+	SWIFT=$(SWIFT) scripts/swift-build.sh
 
 test: deps
-	$(SWIFT) build --build-tests
+	SWIFT=$(SWIFT) scripts/swift-build.sh --build-tests
 	$(SWIFT) test --skip-build
 
 # The tests under ThreadSanitizer or AddressSanitizer (with LeakSanitizer), each in a build folder
@@ -66,7 +66,7 @@ install: build-release
 	@echo "installed under $(DESTDIR)$(PREFIX); enable the daemon with: systemctl --user enable --now limelightd"
 
 build-release: deps
-	$(SWIFT) build $(RELEASE)
+	SWIFT=$(SWIFT) scripts/swift-build.sh $(RELEASE)
 
 # Benchmarks side by side with their peers, in release mode; prints a markdown table, writes JSON
 # to Benchmarks/results/. LIMELIGHT_BENCH_SCALE=0.05 for a quick run; LIMELIGHT_BENCH_ONLY=store,query,
