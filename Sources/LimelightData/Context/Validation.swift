@@ -39,6 +39,11 @@ enum Validation {
                             reason: "has \(count) objects, more than the maximum \(relationship.maxCount)"))
                     }
                 }
+                if !relationship.validationPredicates.isEmpty, count > 0,
+                   let value = object.relationshipPublicValue(raw, property: relationship),
+                   let failure = predicateFailures(relationship, value: value, object: object).first {
+                    failures.append(failure)
+                }
             }
             guard hasHook else { continue }
             do {
@@ -108,6 +113,22 @@ enum Validation {
                 return fail("'\(string)' does not match the pattern '\(pattern)'")
             }
         }
+        return predicateFailures(attribute, value: value, object: object)
+    }
+
+    /// The first of the property's validation predicates that `value` (present) fails, reported
+    /// with its warning; a predicate that cannot be evaluated on the value fails too, naming why.
+    static func predicateFailures(_ property: PropertyDescription, value: Any, object: ManagedObject) -> [ValidationFailure] {
+        for (index, predicate) in property.validationPredicates.enumerated() {
+            let holds: Bool
+            do {
+                holds = try predicate.evaluate(with: value)
+            } catch {
+                return [ValidationFailure(object: object, key: property.name,
+                    reason: "its validation predicate \(predicate.predicateFormat) cannot be evaluated: \(error)")]
+            }
+            if !holds { return [ValidationFailure(object: object, key: property.name, reason: property.validationWarnings[index])] }
+        }
         return []
     }
 
@@ -149,14 +170,16 @@ enum Validation {
         default: count = 0
         }
         if lacksRequiredObject(relationship, count: count) { return [ValidationFailure(object: object, key: key, reason: "a value is required")] }
-        guard relationship.isToMany, count > 0 || !relationship.isOptional else { return [] }
-        if relationship.minCount > 0 && count < relationship.minCount {
-            return [ValidationFailure(object: object, key: key, reason: "has \(count) objects, fewer than the minimum \(relationship.minCount)")]
+        if relationship.isToMany, count > 0 || !relationship.isOptional {
+            if relationship.minCount > 0 && count < relationship.minCount {
+                return [ValidationFailure(object: object, key: key, reason: "has \(count) objects, fewer than the minimum \(relationship.minCount)")]
+            }
+            if relationship.maxCount > 0 && count > relationship.maxCount {
+                return [ValidationFailure(object: object, key: key, reason: "has \(count) objects, more than the maximum \(relationship.maxCount)")]
+            }
         }
-        if relationship.maxCount > 0 && count > relationship.maxCount {
-            return [ValidationFailure(object: object, key: key, reason: "has \(count) objects, more than the maximum \(relationship.maxCount)")]
-        }
-        return []
+        guard count > 0, let value else { return [] }
+        return predicateFailures(relationship, value: value, object: object)
     }
 
     /// Deny rules: an object may not be deleted while a Deny relationship still has objects.

@@ -29,6 +29,24 @@ public class AttributeDescription: PropertyDescription, @unchecked Sendable {
     /// Whether the attribute's value is computed (`derivationExpression`) rather than set.
     public var isDerived: Bool { derivationExpression != nil }
 
+    /// The Foundation class Core Data gives this attribute's values (`NSString`, `NSNumber`,
+    /// `NSDate` …), the custom class of a transformable, and `nil` where Core Data names none
+    /// (undefined and composite attributes, a transformable without a class).
+    public var attributeValueClassName: String? {
+        switch attributeType {
+        case .integer16, .integer32, .integer64, .double, .float, .boolean: return "NSNumber"
+        case .decimal: return "NSDecimalNumber"
+        case .string: return "NSString"
+        case .date: return "NSDate"
+        case .binaryData: return "NSData"
+        case .uuid: return "NSUUID"
+        case .uri: return "NSURL"
+        case .objectID: return "NSManagedObjectID"
+        case .transformable: return customClassName
+        case .undefined, .composite: return nil
+        }
+    }
+
     public init(name: String, type: AttributeType, isOptional: Bool = true, defaultValue: Any? = nil) {
         self.attributeType = type
         self.defaultValue = defaultValue

@@ -145,8 +145,8 @@ final class EntityLayout: @unchecked Sendable {
     let attributeTypes: [AttributeType?]
     /// The slots a new object starts with a value in: defaults and empty to-manys.
     let initialValues: [(index: Int, value: StoredValue)]
-    /// Attributes whose only rule is their type (optional, no bounds, no pattern): a save checks
-    /// their values by type alone.
+    /// Attributes whose only rule is their type (optional, no bounds, no pattern, no validation
+    /// predicates): a save checks their values by type alone.
     let typeOnlyRules: [Bool]
     /// Every property is such an attribute: a save checks the object's values by type alone.
     let checksTypesOnly: Bool
@@ -175,7 +175,7 @@ final class EntityLayout: @unchecked Sendable {
         typeOnlyRules = properties.map { property in
             guard let attribute = property as? AttributeDescription else { return false }
             return (attribute.isOptional || attribute.isTransient) && attribute.minValue == nil && attribute.maxValue == nil
-                && attribute.regularExpression == nil
+                && attribute.regularExpression == nil && attribute.validationPredicates.isEmpty
         }
         checksTypesOnly = typeOnlyRules.allSatisfy { $0 }
     }

@@ -29,6 +29,12 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     /// so a model read and written back keeps its exact text.
     public var explicitXMLAttributes: Set<String> = []
     public var originalXMLText: [String: String] = [:]
+    /// Conditions a value must meet to be saved, beyond the model's bounds and pattern: each is
+    /// evaluated with the value as `SELF` (`SELF.length >= 3`, `SELF > 0`, `@count <= 10` for a
+    /// to-many), as Core Data's validation predicates are. An absent value is not checked.
+    public private(set) var validationPredicates: [QueryPredicate] = []
+    /// What a failed validation predicate reports, one per predicate, in the same order.
+    public private(set) var validationWarnings: [String] = []
     /// The entity that declares the property; set when the property is added to an entity.
     public internal(set) var entity: EntityDescription? {
         get { entityReference?.entity }
@@ -38,6 +44,18 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
 
     public init(name: String) {
         self.name = name
+    }
+
+    /// Sets the conditions a value must meet and what each reports when it fails, as Core
+    /// Data's `setValidationPredicates(_:withValidationWarnings:)`. A predicate without a warning
+    /// reports its own format.
+    public func setValidationPredicates(_ predicates: [QueryPredicate]?, withValidationWarnings warnings: [String]?) {
+        let predicates = predicates ?? []
+        let warnings = warnings ?? []
+        validationPredicates = predicates
+        validationWarnings = predicates.indices.map { index in
+            index < warnings.count ? warnings[index] : "does not satisfy \(predicates[index].predicateFormat)"
+        }
     }
 
     public var description: String { "\(type(of: self))(\(name))" }

@@ -190,15 +190,36 @@ struct CompiledModelReader {
         attribute.preservesValueInHistoryOnDeletion = flags & 0x10 != 0
         if flags & 0x1 != 0 { attribute.maxValue = try bound(object.fields["NSMaxValueName"]) }
         if flags & 0x2 != 0 { attribute.minValue = try bound(object.fields["NSMinValueName"]) }
-        // Newer archives keep bounds and patterns as validation predicates.
-        for reference in try archive.elements(object.fields["NSValidationPredicates"]) {
-            guard let predicate = try archive.object(reference), let rule = try? ArchivedPredicate(archive: archive).validationRule(predicate) else { continue }
-            switch rule {
-            case .minimum(let value): attribute.minValue = value
-            case .maximum(let value): attribute.maxValue = value
-            case .pattern(let pattern): attribute.regularExpression = pattern
+        // Newer archives keep bounds and patterns as validation predicates; any other predicate
+        // is kept as one, with its warning.
+        let warnings = try archive.elements(object.fields["NSValidationWarnings"])
+        var predicates: [QueryPredicate] = []
+        var predicateWarnings: [String] = []
+        for (index, reference) in try archive.elements(object.fields["NSValidationPredicates"]).enumerated() {
+            guard let predicate = try archive.object(reference) else { continue }
+            let reader = ArchivedPredicate(archive: archive)
+            switch try? reader.validationRule(predicate) {
+            case .minimum(let value)?: attribute.minValue = value
+            case .maximum(let value)?: attribute.maxValue = value
+            case .pattern(let pattern)?: attribute.regularExpression = pattern
+            case nil:
+                let format: String
+                do {
+                    format = try reader.format(predicate)
+                    var parser = PredicateParser(format: format, arguments: [])
+                    predicates.append(try parser.parsePredicateToEnd())
+                } catch {
+                    // As with fetched properties: a rule that cannot be read is left out, named,
+                    // rather than the whole model refused; saves are then less strict, never lossy.
+                    Self.logger.warning("\(location): a validation predicate of attribute '\(name)' left out: it cannot be read (\(error))")
+                    continue
+                }
+                let warning = index < warnings.count ? try archive.value(warnings[index]) : nil
+                predicateWarnings.append((warning as? String) ?? (warning as? Int).map { "does not satisfy \(format) (error \($0))" }
+                    ?? "does not satisfy \(format)")
             }
         }
+        if !predicates.isEmpty { attribute.setValidationPredicates(predicates, withValidationWarnings: predicateWarnings) }
         // A derived attribute's expression, archived as an NSExpression: read back as its format.
         if let archived = try archive.object(object.fields["NSDerivationExpression"]) {
             let text: String
