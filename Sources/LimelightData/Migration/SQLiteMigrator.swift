@@ -48,7 +48,9 @@ struct SQLiteMigrator {
         let old = try readOldStore(db)
         let context = MigrationContext(
             db: db, mapping: mapping, entityMap: MappingInference.entityMap(source: source, destination: destination),
-            oldSchema: SQLiteSchema(model: source, entityNumbers: old.numbers), newSchema: SQLiteSchema(model: destination))
+            oldSchema: SQLiteSchema(model: source, entityNumbers: old.numbers,
+                                    existingColumns: try SQLiteSchemaCheck.existingColumns(of: source, schema: "old", connection: db)),
+            newSchema: SQLiteSchema(model: destination))
         try db.execute("BEGIN IMMEDIATE")
         do {
             try progress?("create tables")

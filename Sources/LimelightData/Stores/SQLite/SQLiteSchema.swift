@@ -3,7 +3,8 @@ import Foundation
 /// How a model maps onto tables and columns in Core Data's layout.
 ///
 /// One table `Z<ROOT>` per inheritance tree holds `Z_PK`, `Z_ENT`, `Z_OPT` and a `Z<NAME>` column
-/// for every stored attribute and to-one relationship of every entity in the tree. A to-one whose
+/// for every stored attribute and to-one relationship of every entity in the tree (numbered when
+/// several entities of the tree declare one name: `SQLiteColumnNamer`). A to-one whose
 /// destination has sub-entities also stores the destination's entity number in `Z<n>_<NAME>`
 /// (n: the destination's entity number). Many-to-many relationships, and to-many ones without an
 /// inverse, use a join table `Z_<n><REL>` named after the side whose entity and relationship name
@@ -16,6 +17,20 @@ struct SQLiteSchema {
         /// Column name per (entity name, property index) for stored attributes and to-ones.
         var columns: [String] = []
         var columnIndex: [String: Int] = [:]
+        /// Each stored attribute's and to-one's column, and each to-one's destination-entity
+        /// column, as Core Data names them; empty in a store that shares one column among
+        /// entities declaring the same name (`sharesColumnsByName`).
+        var propertyColumns: [ObjectIdentifier: String] = [:]
+        var typeColumns: [ObjectIdentifier: String] = [:]
+        /// Stores made by earlier versions of this framework gave every property of one name a
+        /// single column in its tree; such a table is read and written as it is.
+        var sharesColumnsByName = false
+
+        mutating func append(_ column: String) {
+            guard columnIndex[column] == nil else { return }
+            columnIndex[column] = columns.count
+            columns.append(column)
+        }
     }
 
     struct JoinTable {
@@ -31,7 +46,10 @@ struct SQLiteSchema {
     private(set) var entityNumbers: [ObjectIdentifier: Int] = [:]
     private(set) var entitiesByNumber: [Int: EntityDescription] = [:]
 
-    init(model: ManagedObjectModel, entityNumbers storeNumbers: [String: Int]? = nil) {
+    /// `existingColumns` (table name → its columns) describes the store being opened, if any: a
+    /// table that shares columns by name, as stores made by earlier versions of this framework
+    /// do, keeps that layout.
+    init(model: ManagedObjectModel, entityNumbers storeNumbers: [String: Int]? = nil, existingColumns: [String: Set<String>]? = nil) {
         self.model = model
         for entity in model.entities {
             let number = storeNumbers?[entity.name] ?? entity.entityNumber
@@ -39,17 +57,47 @@ struct SQLiteSchema {
             entitiesByNumber[number] = entity
         }
         for root in model.entities where root.superentity == nil {
-            var table = Table(root: root, name: "Z" + root.name.uppercased())
-            for entity in root.selfAndDescendants {
-                for property in entity.ownProperties {
-                    for column in Self.columnNames(for: property, schemaNumbers: entityNumbers) where table.columnIndex[column] == nil {
-                        table.columnIndex[column] = table.columns.count
-                        table.columns.append(column)
-                    }
-                }
+            var table = makeTable(root, numbered: true)
+            if let existing = existingColumns?[table.name], Self.sharesColumnsByName(table, existing: existing) {
+                table = makeTable(root, numbered: false)
             }
             tables[ObjectIdentifier(root)] = table
         }
+    }
+
+    private func makeTable(_ root: EntityDescription, numbered: Bool) -> Table {
+        var table = Table(root: root, name: "Z" + root.name.uppercased())
+        if numbered {
+            (table.propertyColumns, table.typeColumns) = SQLiteColumnNamer.columns(ofTree: root, numbers: entityNumbers)
+        } else {
+            table.sharesColumnsByName = true
+        }
+        for entity in root.selfAndDescendants {
+            for property in entity.ownProperties {
+                for column in columnNames(of: property, in: table) { table.append(column) }
+            }
+        }
+        return table
+    }
+
+    /// Whether a store's table keeps one column for a name that Core Data would number: a
+    /// numbered column is missing and the column of its name is there.
+    private static func sharesColumnsByName(_ table: Table, existing: Set<String>) -> Bool {
+        let numbered = table.propertyColumns.values.filter { $0.last?.isNumber == true && !existing.contains($0) }
+            + table.typeColumns.values.filter { $0.last?.isNumber == true && !existing.contains($0) }
+        return numbered.contains { column in existing.contains(String(column.reversed().drop(while: \.isNumber).reversed())) }
+    }
+
+    /// A property's columns in `table`: its value's (or a composite's elements'), and a to-one's
+    /// destination-entity column.
+    private func columnNames(of property: PropertyDescription, in table: Table) -> [String] {
+        guard Self.isStoredInRow(property) else { return [] }
+        if let composite = property as? CompositeAttributeDescription { return Self.compositeColumns(composite).map(\.column) }
+        let key = ObjectIdentifier(property)
+        let value = table.propertyColumns[key] ?? Self.columnName(forPath: [property.name])
+        guard let relationship = property as? RelationshipDescription,
+              let type = table.typeColumns[key] ?? Self.typeColumnBase(for: relationship, numbers: entityNumbers) else { return [value] }
+        return [value, type]
     }
 
     func number(of entity: EntityDescription) -> Int { entityNumbers[ObjectIdentifier(entity)] ?? entity.entityNumber }
@@ -92,25 +140,36 @@ struct SQLiteSchema {
         composite.leafElements.map { (columnName(forPath: [composite.name] + $0.path), $0.path, $0.attribute) }
     }
 
-    static func columnNames(for property: PropertyDescription, schemaNumbers: [ObjectIdentifier: Int]) -> [String] {
-        guard isStoredInRow(property) else { return [] }
-        if let composite = property as? CompositeAttributeDescription { return compositeColumns(composite).map(\.column) }
-        let base = columnName(forPath: [property.name])
-        if let relationship = property as? RelationshipDescription, let destination = relationship.destinationEntity,
-           !destination.subentities.isEmpty || destination.superentity != nil {
-            let number = schemaNumbers[ObjectIdentifier(destination)] ?? destination.entityNumber
-            return [base, "Z\(number)_" + property.name.uppercased()]
-        }
-        return [base]
+    /// The column a to-one keeps its destination's entity number in, before any numbering
+    /// (`Z<n>_<NAME>`), when the destination is part of an inheritance tree; `nil` otherwise.
+    static func typeColumnBase(for relationship: RelationshipDescription, numbers: [ObjectIdentifier: Int]) -> String? {
+        guard !relationship.isToMany, let destination = relationship.destinationEntity,
+              !destination.subentities.isEmpty || destination.superentity != nil else { return nil }
+        let number = numbers[ObjectIdentifier(destination)] ?? destination.entityNumber
+        return "Z\(number)_" + relationship.name.uppercased()
     }
 
     /// The column of a plain attribute or a to-one (a composite has one per element:
     /// `compositeColumns`).
-    func column(for property: PropertyDescription) -> String { Self.columnName(forPath: [property.name]) }
+    func column(for property: PropertyDescription) -> String {
+        if let entity = property.entity, let column = tables[entity.rootIdentity]?.propertyColumns[ObjectIdentifier(property)] {
+            return column
+        }
+        return Self.columnName(forPath: [property.name])
+    }
+
+    /// The column of an entity's attribute named by a key path, as uniqueness constraints and
+    /// indexes name them: the attribute's own column, or a composite element's.
+    func column(forKeyPath keyPath: String, of entity: EntityDescription) -> String {
+        if !keyPath.contains("."), let property = entity.property(named: keyPath) { return column(for: property) }
+        return Self.columnName(forKeyPath: keyPath)
+    }
 
     func typeColumn(for relationship: RelationshipDescription) -> String? {
-        let names = Self.columnNames(for: relationship, schemaNumbers: entityNumbers)
-        return names.count > 1 ? names[1] : nil
+        if let entity = relationship.entity, let column = tables[entity.rootIdentity]?.typeColumns[ObjectIdentifier(relationship)] {
+            return column
+        }
+        return Self.typeColumnBase(for: relationship, numbers: entityNumbers)
     }
 
     /// Whether a to-many is stored in a join table rather than as a foreign key on the other side.
@@ -168,10 +227,9 @@ struct SQLiteSchema {
             if !table.root.subentities.isEmpty {
                 sql.append("CREATE INDEX \(table.name)_Z_ENT_INDEX ON \(table.name) (Z_ENT)")
             }
-            // Sibling subentities that declare a property of the same name share its column here
-            // (both comments' `post` is ZPOST), so the column is indexed once, not once per entity.
-            // Core Data instead numbers the later ones (ZNOTE, ZNOTE1, as in Apple Notes' store);
-            // which sibling gets which number was not checked against a store it made.
+            // Properties of one name declared by several entities of the tree have columns of
+            // their own (ZPOST, ZPOST1), each indexed; in a table that shares one column among
+            // them (`sharesColumnsByName`) that column is indexed once.
             var indexedColumns: Set<String> = []
             for entity in table.root.selfAndDescendants {
                 for property in entity.ownProperties {
@@ -190,15 +248,15 @@ struct SQLiteSchema {
                     }
                 }
                 for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
-                    let columns = constraint.map { Self.columnName(forKeyPath: $0) + " COLLATE BINARY ASC" }.joined(separator: ", ")
+                    let columns = constraint.map { column(forKeyPath: $0, of: entity) + " COLLATE BINARY ASC" }.joined(separator: ", ")
                     sql.append("CREATE UNIQUE INDEX Z_\(entity.name)_UNIQUE_\(constraint.joined(separator: "_")) ON \(table.name) (\(columns))")
                 }
                 for index in entity.compoundIndexes where !index.isEmpty
-                    && index.allSatisfy({ table.columnIndex[Self.columnName(forKeyPath: $0)] != nil }) {
+                    && index.allSatisfy({ table.columnIndex[column(forKeyPath: $0, of: entity)] != nil }) {
                     // Core Data indexes these as it does fetch indexes; the name it gives them is
                     // not documented and no store with one was at hand, so it follows the
                     // uniqueness constraints' (`Z_<Entity>_UNIQUE_<a>_<b>`), unverified.
-                    let columns = index.map { Self.columnName(forKeyPath: $0) }.joined(separator: ", ")
+                    let columns = index.map { column(forKeyPath: $0, of: entity) }.joined(separator: ", ")
                     sql.append("CREATE INDEX Z_\(entity.name)_COMPOUND_\(index.joined(separator: "_")) ON \(table.name) (\(columns))")
                 }
                 for index in entity.fetchIndexes where !index.elements.isEmpty {
@@ -206,7 +264,7 @@ struct SQLiteSchema {
                     // composite as all its element columns.
                     let columns = index.elements.flatMap { element -> [String] in
                         let names = (entity.property(named: element.property) as? CompositeAttributeDescription).map { Self.compositeColumns($0).map(\.column) }
-                            ?? [Self.columnName(forKeyPath: element.property)]
+                            ?? [column(forKeyPath: element.property, of: entity)]
                         return names.map { $0 + (element.ascending ? "" : " DESC") }
                     }.joined(separator: ", ")
                     sql.append("CREATE INDEX Z_\(entity.name)_\(index.name) ON \(table.name) (\(columns))")
@@ -228,7 +286,7 @@ struct SQLiteSchema {
                     guard let leaf = Self.compositeColumns(composite).first(where: { $0.column == column }) else { continue }
                     return leaf.attribute.attributeType.sqlColumnType
                 }
-                let names = Self.columnNames(for: property, schemaNumbers: entityNumbers)
+                let names = columnNames(of: property, in: table)
                 guard let position = names.firstIndex(of: column) else { continue }
                 if let attribute = property as? AttributeDescription, position == 0 { return attribute.attributeType.sqlColumnType }
                 return "INTEGER"

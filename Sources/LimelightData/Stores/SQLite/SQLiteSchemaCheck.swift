@@ -74,15 +74,6 @@ enum SQLiteSchemaCheck {
                 if column.range(of: #"^Z\d+_"#, options: .regularExpression) != nil { continue }
                 differences.append("table \(table.name) has no column \(column)")
             }
-            // Sibling subentities' properties of one name share a column here; Core Data gives
-            // the later ones numbered columns of their own (ZPOST, ZPOST1). Such a store is
-            // refused rather than read with those values missing and saved where Core Data
-            // would not look.
-            for column in table.columns where table.columnIndex[column + "1"] == nil && existing.contains(column + "1") {
-                differences.append("table \(table.name) keeps a property that several sibling entities declare in numbered columns "
-                                   + "(\(column), \(column)1), as Core Data lays them out; this framework keeps one column for them "
-                                   + "and does not read that layout yet")
-            }
             if try !hasIntegerKey(table.name, connection: connection) {
                 differences.append("table \(table.name): Z_PK is not its INTEGER PRIMARY KEY, so rows could share a key or have none")
             }
@@ -107,7 +98,8 @@ enum SQLiteSchemaCheck {
         // Core Data keeps an entity's old name in Z_NAME after a rename: match as opening does.
         guard let numbers = try? matchEntities(model: model, storeEntities: rows, path: url.path),
               rows.count == model.entities.count, Set(numbers.values).count == rows.count else { return false }
-        let schema = SQLiteSchema(model: model, entityNumbers: numbers)
+        let schema = SQLiteSchema(model: model, entityNumbers: numbers,
+                                  existingColumns: try existingColumns(of: model, connection: connection))
         let typeColumn = #"^Z\d+_"#
         for table in schema.tables.values {
             // Positions of ordered to-manys are optional too: earlier versions of this framework
@@ -119,6 +111,17 @@ enum SQLiteSchemaCheck {
             if existing != expected { return false }
         }
         return true
+    }
+
+    /// The columns of each inheritance tree's table of `model` that the database has, by table
+    /// name: what `SQLiteSchema` needs to follow the layout a store was made with.
+    static func existingColumns(of model: ManagedObjectModel, schema: String = "main", connection: SQLiteConnection) throws -> [String: Set<String>] {
+        var result: [String: Set<String>] = [:]
+        for root in model.entities where root.superentity == nil {
+            let name = "Z" + root.name.uppercased()
+            result[name] = try columns(of: name, schema: schema, connection: connection)
+        }
+        return result
     }
 
     /// The columns of `table`, in the database `schema` names (`main`, or an attached one).

@@ -288,7 +288,8 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
             storeEntities.append((number, name, Int(sqlite3_column_int64(row, 2))))
         }
         numbers = try SQLiteSchemaCheck.matchEntities(model: model, storeEntities: storeEntities, path: path)
-        schema = SQLiteSchema(model: model, entityNumbers: numbers)
+        schema = SQLiteSchema(model: model, entityNumbers: numbers,
+                              existingColumns: try SQLiteSchemaCheck.existingColumns(of: model, connection: db))
         try SQLiteSchemaCheck.verifyColumns(schema: schema, connection: db, path: path)
         try prepareOrderColumns(db)
     }
