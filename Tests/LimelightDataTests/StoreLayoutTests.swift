@@ -142,4 +142,24 @@ func sqliteQuery(_ url: URL, _ sql: String) throws -> [String] {
         #expect(found.first?.value(forKey: "label") as? String == text)
         #expect(try sqliteQuery(url, "SELECT length(CAST(ZLABEL AS BLOB)) FROM ZSHELF") == ["\(text.utf8.count)"])
     }
+
+    /// Core Data sorts entities by name ignoring case when it numbers them (`Z_ENT`), roots and
+    /// subentities alike: `apple` comes before `Banana`, and `bolt` before `Cog` under it.
+    @Test func entityNumbersSortNamesIgnoringCase() throws {
+        let banana = EntityDescription(name: "Banana", properties: [AttributeDescription(name: "ripe", type: .boolean)])
+        let cog = EntityDescription(name: "Cog", properties: [], parent: "Banana")
+        let bolt = EntityDescription(name: "bolt", properties: [], parent: "Banana")
+        let apple = EntityDescription(name: "apple", properties: [AttributeDescription(name: "kind", type: .string)])
+        let model = ManagedObjectModel(entities: [banana, cog, bolt, apple])
+        let folder = try TemporaryFolder()
+        let url = folder.file("fruit.sqlite")
+        let context = try TestStack.context(model: model, at: url)
+        #expect(["apple", "Banana", "bolt", "Cog"].map { model.entity(named: $0)?.entityNumber } == [1, 2, 3, 4])
+        try context.performAndWait {
+            _ = try context.insertNewObject(forEntityName: "bolt")
+            try context.save()
+        }
+        #expect(try sqliteQuery(url, "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT") == ["1|apple|0", "2|Banana|0", "3|bolt|2", "4|Cog|2"])
+        #expect(try sqliteQuery(url, "SELECT Z_ENT FROM ZBANANA") == ["3"])
+    }
 }

@@ -139,9 +139,10 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 }
                 current = node.superentity
             }
-            entity.subentities.sort { $0.name < $1.name }
+            entity.subentities.sort { Self.precedesInCoreDataOrder($0.name, $1.name) }
         }
-        // Entity numbers follow Core Data: roots by name, each followed depth-first by its subtree.
+        // Entity numbers follow Core Data: roots by name (ignoring case, as Core Data sorts them),
+        // each followed depth-first by its subtree.
         var number = 0
         func visit(_ entity: EntityDescription) {
             number += 1
@@ -149,7 +150,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
             entity.buildPropertyCache()
             for child in entity.subentities { visit(child) }
         }
-        for root in entities.filter({ $0.superentity == nil }).sorted(by: { $0.name < $1.name }) { visit(root) }
+        for root in entities.filter({ $0.superentity == nil }).sorted(by: { Self.precedesInCoreDataOrder($0.name, $1.name) }) { visit(root) }
         for entity in entities {
             var names: Set<String> = []
             for property in entity.ownProperties {
@@ -178,6 +179,17 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 }
                 relationship.inverseRelationship = inverse
             }
+        }
+    }
+
+    /// The order Core Data gives entities when it numbers them and lays out their tables: by
+    /// name, ignoring case (`caseInsensitiveCompare:`); names that differ only in case by their
+    /// characters.
+    static func precedesInCoreDataOrder(_ a: String, _ b: String) -> Bool {
+        switch a.caseInsensitiveCompare(b) {
+        case .orderedAscending: return true
+        case .orderedDescending: return false
+        case .orderedSame: return a < b
         }
     }
 
