@@ -51,7 +51,7 @@ struct EntityLookupTests {
             // The same one a context of the model gives, and objects made from it are of the class.
             let context = ManagedObjectContext(concurrencyType: .privateQueue)
             context.persistentStoreCoordinator = coordinator
-            #expect(try LookedUpEntry.entity(in: context) === entity)
+            #expect(try LookedUpEntry.entity(inModelOf: context) === entity)
             try context.performAndWait {
                 let entry = LookedUpEntry(entity: try LookedUpEntry.entity(), insertInto: context)
                 entry.setValue("first", forKey: "title")
@@ -84,7 +84,7 @@ struct EntityLookupTests {
         // Each context still has its own answer.
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = first
-        #expect(try TwiceClaimed.entity(in: context).managedObjectModel === first.managedObjectModel)
+        #expect(try TwiceClaimed.entity(inModelOf: context).managedObjectModel === first.managedObjectModel)
 
         second = nil
         let entity = try withExtendedLifetime(first) { try TwiceClaimed.entity() }

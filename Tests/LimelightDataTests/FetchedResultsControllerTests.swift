@@ -10,9 +10,10 @@ import Testing
         var calls: [String] = []
         func controllerWillChangeContent<ResultType>(_ controller: FetchedResultsController<ResultType>) { calls.append("will") }
         func controllerDidChangeContent<ResultType>(_ controller: FetchedResultsController<ResultType>) { calls.append("did") }
-        func controller<ResultType>(_ controller: FetchedResultsController<ResultType>, didChange section: FetchedResultsSection,
+        // Spelled as delegates written for Core Data spell it (`sectionInfo: NSFetchedResultsSectionInfo`).
+        func controller<ResultType>(_ controller: FetchedResultsController<ResultType>, didChange sectionInfo: FetchedResultsSectionInfo,
                         atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType) {
-            calls.append("section \(Self.word(type)) \(section.name) \(sectionIndex)")
+            calls.append("section \(Self.word(type)) \(sectionInfo.name) \(sectionIndex)")
         }
         func controller<ResultType>(_ controller: FetchedResultsController<ResultType>, didChange anObject: Any, at indexPath: IndexPath?,
                         for type: FetchedResultsChangeType, newIndexPath: IndexPath?) {

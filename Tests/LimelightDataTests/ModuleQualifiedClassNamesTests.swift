@@ -43,6 +43,6 @@ final class Pallet: ManagedObject {
         let fetched = try #require(try context.fetch(FetchRequest<Crate>(entityName: "Crate")).first)
         #expect(fetched.label == "fragile")
         #expect((fetched.value(forKey: "pallet") as? Pallet)?.weight == 40)
-        #expect(try Crate.entity(in: context).name == "Crate")
+        #expect(try Crate.entity(inModelOf: context).name == "Crate")
     }
 }

@@ -77,4 +77,49 @@ import Testing
         let titles = playlist.mutableOrderedSetValue(forKey: "tracks").array.compactMap { $0.value(forKey: "title") as? String }
         #expect(titles == ["track 5", "track 1", "track 3"])
     }
+
+    /// Code written for Core Data reaches a relationship by key path (`#keyPath(Folder.children)`,
+    /// or through a to-one): the proxy is the relationship's, an empty to-one on the way gives an
+    /// empty proxy that changes nothing, and a step that is no to-one fails the next save.
+    @Test func aKeyPathReachesTheRelationshipThroughToOnes() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("paths.sqlite")
+        do {
+            let context = try TestStack.context(model: Self.model(), at: url)
+            let playlist = try context.insertNewObject(forEntityName: "Playlist")
+            let tracks = try (1...3).map { number in
+                let track = try context.insertNewObject(forEntityName: "Track")
+                track.setValue("track \(number)", forKey: "title")
+                return track
+            }
+            playlist.mutableOrderedSetValue(forKeyPath: "tracks").addObjects(from: tracks[0...1])
+            tracks[0].mutableOrderedSetValue(forKeyPath: "playlist.tracks").add(tracks[2])
+            playlist.mutableOrderedSetValue(forKeyPath: "tracks").moveObjects(at: IndexSet(integer: 2), to: 0)
+            #expect(tracks[2].value(forKey: "playlist") as? ManagedObject === playlist)
+
+            let loose = try context.insertNewObject(forEntityName: "Track")
+            let nowhere = loose.mutableOrderedSetValue(forKeyPath: "playlist.tracks")
+            nowhere.add(tracks[0])
+            #expect(nowhere.isEmpty)
+            #expect(tracks[0].value(forKey: "playlist") as? ManagedObject === playlist)
+            context.delete(loose)
+
+            let users = try ["ann", "bob"].map { handle in
+                let user = try context.insertNewObject(forEntityName: "User")
+                user.setValue(handle, forKey: "handle")
+                return user
+            }
+            users[0].mutableSetValue(forKeyPath: "following").add(users[1])
+            #expect(Self.handles(users[1], "followers") == ["ann"])
+            try context.save()
+
+            users[0].mutableSetValue(forKeyPath: "handle.following").add(users[1])
+            #expect(throws: ValidationError.self) { try context.save() }
+            context.rollback()
+        }
+        let context = try TestStack.context(model: Self.model(), at: url)
+        let playlist = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Playlist")).first)
+        let titles = playlist.mutableOrderedSetValue(forKeyPath: "tracks").array.compactMap { $0.value(forKey: "title") as? String }
+        #expect(titles == ["track 3", "track 1", "track 2"])
+    }
 }

@@ -12,6 +12,22 @@ final class Journal: ManagedObject {
     }
 }
 
+/// A hand-written class that, as many apps' do, declares its own entity look-up and
+/// `init(context:)`, which Core Data leaves to it.
+final class Folder: ManagedObject {
+    @Managed var name: String?
+
+    class func entity(in context: ManagedObjectContext) -> EntityDescription? {
+        EntityDescription.entity(forEntityName: "Folder", in: context)
+    }
+
+    convenience init(context moc: ManagedObjectContext) {
+        // A test class: the entity is in the test's model.
+        self.init(entity: Folder.entity(in: moc) ?? EntityDescription(name: "Folder", properties: []), insertInto: moc)
+        name = "Untitled"
+    }
+}
+
 /// Code Core Data's generated classes carry still compiles and behaves beside the library's own
 /// `fetchRequest()`.
 @Suite struct PortedClassTests {
@@ -34,5 +50,18 @@ final class Journal: ManagedObject {
             return try context.fetch(request).compactMap(\.title)
         }
         #expect(titles == ["Travel", "Garden"])
+    }
+
+    @Test func aClassesOwnEntityLookUpAndInitializerAreTheOnesCalled() throws {
+        let folder = try TemporaryFolder()
+        let model = ManagedObjectModel(entities: [EntityDescription(name: "Folder", properties: [AttributeDescription(name: "name", type: .string)])])
+        let context = try TestStack.context(model: model, at: folder.file("folders.sqlite"))
+        let names = try context.performAndWait {
+            let made = Folder(context: context)
+            #expect(made.entity === model.entity(named: "Folder"))
+            try context.save()
+            return try context.fetch(Folder.fetchRequest()).compactMap(\.name)
+        }
+        #expect(names == ["Untitled"])
     }
 }

@@ -122,7 +122,7 @@ extension ManagedObjectContext {
         guard let resultClass = request.resultClass, resultClass != ManagedObject.self else {
             throw PersistenceError.invalidRequest("the fetch request names no entity: give it an entityName or an entity")
         }
-        return (try resultClass.entity(in: self), coordinator)
+        return (try resultClass.entity(inModelOf: self), coordinator)
     }
 
     func hasPendingChanges(for entity: EntityDescription, request: FetchSpecification) -> Bool {

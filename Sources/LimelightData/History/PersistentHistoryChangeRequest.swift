@@ -38,6 +38,10 @@ public final class PersistentHistoryChangeRequest: @unchecked Sendable {
     /// Keeps the changes it matches, and the transactions left with any. Its keys: `changeType`
     /// (0 insert, 1 update, 2 delete), `entityName`, `changedObjectID`, `changeID`.
     public var changePredicate: QueryPredicate?
+    /// A fetch request on transactions or changes (`PersistentHistoryTransaction.fetchRequest`,
+    /// `PersistentHistoryChange.fetchRequest`) whose predicate keeps what it matches, as in Core
+    /// Data; it narrows `transactionPredicate` or `changePredicate` rather than replacing them.
+    public var fetchRequest: FetchRequest<FetchRequestResult>?
 
     private init(_ bound: Bound) {
         self.bound = bound
@@ -98,10 +102,12 @@ extension ManagedObjectContext {
                 return request.resultType == .count ? .count(deleted) : .status(true)
             }
             let withChanges = request.resultType == .changesOnly || request.resultType == .transactionsAndChanges
-            let transactions = try stores.flatMap { store in
-                try request.filter(store.historyTransactions(request.bound, includingChanges: withChanges || request.changePredicate != nil),
-                                   keepingChanges: withChanges)
+            let filter = try request.effectiveFilter()
+            var transactions = try stores.flatMap { store in
+                try request.filter(store.historyTransactions(request.bound, includingChanges: withChanges || filter.changePredicate != nil),
+                                   by: filter, keepingChanges: withChanges)
             }
+            if let limit = filter.limit, transactions.count > limit { transactions.removeLast(transactions.count - limit) }
             switch request.resultType {
             case .statusOnly: return .status(true)
             case .count: return .count(transactions.count)
@@ -115,7 +121,9 @@ extension ManagedObjectContext {
 extension PersistentHistoryChangeRequest {
     /// The transactions the predicates keep, with the changes they keep (none when the result
     /// asks for no changes).
-    func filter(_ transactions: [PersistentHistoryTransaction], keepingChanges: Bool) throws -> [PersistentHistoryTransaction] {
+    func filter(_ transactions: [PersistentHistoryTransaction], by filter: FetchRequestFilter,
+                keepingChanges: Bool) throws -> [PersistentHistoryTransaction] {
+        let transactionPredicate = filter.transactionPredicate, changePredicate = filter.changePredicate
         guard transactionPredicate != nil || changePredicate != nil else { return transactions }
         var kept: [PersistentHistoryTransaction] = []
         for transaction in transactions {

@@ -1,5 +1,5 @@
 /// Why the entity a `ManagedObject` subclass represents cannot be told (`entity()`,
-/// `entity(in:)`, `init(context:)`): where Core Data stops the program, this is thrown.
+/// `entity(inModelOf:)`, `init(context:)`): where Core Data stops the program, this is thrown.
 public struct EntityLookupError: Error, CustomStringConvertible, Sendable {
     public enum Reason: Equatable, Sendable {
         /// No entity of the models searched is represented by the class.

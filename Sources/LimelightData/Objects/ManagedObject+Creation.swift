@@ -1,20 +1,12 @@
 import Foundation
 
 extension ManagedObject {
-    /// A new object of the entity this class represents, inserted into `context`, as Core Data's
-    /// `init(context:)`: `let salsa = try Recipe(context: context)`.
-    ///
-    /// The entity is the one of the context's model that the class is registered for
-    /// (`ManagedObjectClassRegistry`); failing that, the one whose class name or entity name is
-    /// the class's name, for which the class is then registered, so that fetches give objects of
-    /// this class too. Throws when no entity, or more than one, fits (Core Data stops the program).
-    public convenience init(context: ManagedObjectContext) throws {
-        let entity = try Self.entity(in: context)
-        self.init(entity: entity, insertInto: context)
-    }
-
     /// The entity of `context`'s model that this class represents (see `init(context:)`).
-    public static func entity(in context: ManagedObjectContext) throws -> EntityDescription {
+    ///
+    /// Named so that it leaves `entity(in:)` to applications: Core Data has no such method, and
+    /// apps declare one of their own on their classes (`class func entity(in context:)`), which
+    /// a method of that name here would refuse as an override.
+    public static func entity(inModelOf context: ManagedObjectContext) throws -> EntityDescription {
         guard let model = context.persistentStoreCoordinator?.managedObjectModel else {
             throw PersistenceError.noStore("the context has no coordinator, so no model to find \(Self.self)'s entity in")
         }
@@ -30,10 +22,10 @@ extension ManagedObject {
     ///
     /// Core Data looks in the models loaded in the process; here, in the models in use: those a
     /// coordinator or container was made with, for as long as they exist. Each is asked as
-    /// `entity(in:)` asks the context's model. Throws when none has an entity for the class, and
+    /// `entity(inModelOf:)` asks the context's model. Throws when none has an entity for the class, and
     /// when several have one (a model loaded twice counts twice, as in Core Data: the entities
     /// are not interchangeable, an object being inserted only into a context of its own model);
-    /// `entity(in:)` then answers for one context.
+    /// `entity(inModelOf:)` then answers for one context.
     public static func entity() throws -> EntityDescription {
         let models = ModelsInUse.shared.current
         let found = try models.compactMap { try representedMatch(in: $0) }
@@ -46,7 +38,7 @@ extension ManagedObject {
         guard found.count == 1 else {
             let names = found.map(\.entity.name)
             throw EntityLookupError(Self.self, .severalModels(names),
-                                    "\(found.count) models in use have an entity represented by \(name) (\(names.joined(separator: ", "))): ask for one context's with entity(in:)")
+                                    "\(found.count) models in use have an entity represented by \(name) (\(names.joined(separator: ", "))): ask for one context's with entity(inModelOf:)")
         }
         return adopt(match)
     }

@@ -14,6 +14,41 @@ extension ManagedObject {
         MutableOrderedSetProxy(owner: self, key: key)
     }
 
+    /// `mutableSetValue(forKey:)` of the object a dotted key path reaches through to-one
+    /// relationships (`"folder.children"`), as Core Data's `mutableSetValue(forKeyPath:)`. An empty
+    /// to-one on the way gives a proxy that is empty and changes nothing; a step that is not a
+    /// to-one relationship is recorded as a problem the next save reports.
+    public func mutableSetValue(forKeyPath keyPath: String) -> MutableSetProxy {
+        let (owner, key) = relationshipOwner(forKeyPath: keyPath)
+        return MutableSetProxy(owner: owner, key: key)
+    }
+
+    /// `mutableOrderedSetValue(forKey:)` of the object a dotted key path reaches through to-one
+    /// relationships, as Core Data's `mutableOrderedSetValue(forKeyPath:)`; a one-part key path
+    /// (`#keyPath(Folder.children)`) is the relationship itself.
+    public func mutableOrderedSetValue(forKeyPath keyPath: String) -> MutableOrderedSetProxy {
+        let (owner, key) = relationshipOwner(forKeyPath: keyPath)
+        return MutableOrderedSetProxy(owner: owner, key: key)
+    }
+
+    /// The object the key path's leading to-one relationships reach (`nil` past an empty one),
+    /// and the last key.
+    private func relationshipOwner(forKeyPath keyPath: String) -> (ManagedObject?, String) {
+        var components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let key = components.removeLast()
+        var owner: ManagedObject? = self
+        for component in components {
+            guard let current = owner else { break }
+            guard let relationship = current.entity.property(named: component) as? RelationshipDescription, !relationship.isToMany else {
+                current.managedObjectContext?.recordProblem(ValidationFailure(object: current, key: keyPath,
+                    reason: "the key path continues after \(current.entity.name).\(component), which is not a to-one relationship"))
+                return (nil, key)
+            }
+            owner = current.value(forKey: component) as? ManagedObject
+        }
+        return (owner, key)
+    }
+
     /// The IDs of the objects a relationship holds (in order for an ordered one), as Core Data's
     /// `objectIDs(forRelationshipNamed:)` gives them: read without turning them into objects or
     /// firing their faults. Empty for an unknown name or a property that is not a relationship.

@@ -84,6 +84,21 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         if let context { context.insert(self) }
     }
 
+    /// A new object of the entity this class represents, inserted into `context`, as Core Data's
+    /// `init(context:)`: `let salsa = try Recipe(context: context)`.
+    ///
+    /// The entity is the one of the context's model that the class is registered for
+    /// (`ManagedObjectClassRegistry`); failing that, the one whose class name or entity name is
+    /// the class's name, for which the class is then registered, so that fetches give objects of
+    /// this class too. Throws when no entity, or more than one, fits (Core Data stops the program).
+    ///
+    /// Declared in the class, not an extension, so that a subclass may declare its own
+    /// `convenience init(context:)`, as apps written for Core Data do.
+    public convenience init(context: ManagedObjectContext) throws {
+        let entity = try Self.entity(inModelOf: context)
+        self.init(entity: entity, insertInto: context)
+    }
+
     deinit {
         // The context's registry does not keep the object alive; its entry goes with it.
         managedObjectContext?.objectDidGo(self)

@@ -7,12 +7,14 @@ import Foundation
 ///
 /// Its names are `NSMutableOrderedSet`'s, which code written for Core Data uses.
 public struct MutableOrderedSetProxy: RandomAccessCollection {
-    let owner: ManagedObject
+    /// The object holding the relationship; `nil` when a key path led through an empty to-one,
+    /// which makes the proxy empty and its changes do nothing, as messages to nil in Core Data.
+    let owner: ManagedObject?
     let key: String
 
     /// The relationship's objects in order, read afresh for every call.
     public var array: [ManagedObject] {
-        switch owner.value(forKey: key) {
+        switch owner?.value(forKey: key) {
         case let array as [ManagedObject]: return array
         case let set as Set<ManagedObject>: return Array(set)
         default: return []
@@ -101,5 +103,5 @@ public struct MutableOrderedSetProxy: RandomAccessCollection {
 
     public func removeAllObjects() { write([]) }
 
-    private func write(_ members: [ManagedObject]) { owner.setValue(members, forKey: key) }
+    private func write(_ members: [ManagedObject]) { owner?.setValue(members, forKey: key) }
 }

@@ -2,11 +2,13 @@ import Foundation
 
 /// A to-many relationship seen as a mutable set; changes go through the owner's change tracking.
 public struct MutableSetProxy: Sequence {
-    let owner: ManagedObject
+    /// The object holding the relationship; `nil` when a key path led through an empty to-one,
+    /// which makes the proxy empty and its changes do nothing, as messages to nil in Core Data.
+    let owner: ManagedObject?
     let key: String
 
     private var current: [ManagedObject] {
-        switch owner.value(forKey: key) {
+        switch owner?.value(forKey: key) {
         case let set as Set<ManagedObject>: return Array(set)
         case let array as [ManagedObject]: return array
         default: return []
@@ -20,6 +22,7 @@ public struct MutableSetProxy: Sequence {
     /// Adds one object: works on the related IDs, so filling a relationship one object at a time
     /// costs no more than setting it whole.
     public func insert(_ object: ManagedObject) {
+        guard let owner else { return }
         guard owner.changeToMany(key, adding: object) else {
             owner.setValue(current + [object], forKey: key)
             return
@@ -27,13 +30,14 @@ public struct MutableSetProxy: Sequence {
     }
 
     public func remove(_ object: ManagedObject) {
+        guard let owner else { return }
         guard owner.changeToMany(key, removing: object) else {
             owner.setValue(current.filter { $0 !== object }, forKey: key)
             return
         }
     }
 
-    public func removeAll() { owner.setValue([ManagedObject](), forKey: key) }
+    public func removeAll() { owner?.setValue([ManagedObject](), forKey: key) }
 
     // `NSMutableSet`'s names, which code written for Core Data's `mutableSetValue(forKey:)` uses.
 

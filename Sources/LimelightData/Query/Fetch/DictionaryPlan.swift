@@ -81,6 +81,14 @@ struct DictionaryPlan {
     static func resolve(_ entry: Any, in entity: EntityDescription, list: String) throws -> DictionaryColumn {
         switch entry {
         case let expression as ExpressionDescription:
+            guard !expression.name.isEmpty else {
+                throw PersistenceError.invalidRequest("an ExpressionDescription in \(list) of entity \(entity.name) has no name "
+                    + "(its results are keyed by it): \(expression.expression)")
+            }
+            guard expression.hasExpression else {
+                throw PersistenceError.invalidRequest("the ExpressionDescription '\(expression.name)' in \(list) of entity \(entity.name) "
+                    + "has no expression")
+            }
             return .expression(expression)
         case let property as PropertyDescription:
             return try resolve(keyPath: property.name, in: entity, list: list)

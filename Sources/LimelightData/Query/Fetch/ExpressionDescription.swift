@@ -17,7 +17,12 @@ import Foundation
 /// ```
 public final class ExpressionDescription: PropertyDescription, @unchecked Sendable {
     /// What the column computes, in the predicate language (`sum:(cost)`, `SELF`, `pages * 2`).
-    public var expression: QueryExpression
+    public var expression: QueryExpression {
+        didSet { hasExpression = true }
+    }
+    /// False for a description made with `init()` until its expression is set: a fetch refuses it
+    /// by name rather than computing something it was not asked for.
+    private(set) var hasExpression = true
     /// The type values come back as: `.integer64` gives `Int64`, `.double` `Double`, `.decimal`
     /// `Decimal`, `.date` `Date`, `.objectID` a `ManagedObjectID`. `.undefined` (the default)
     /// takes the type of the attribute the expression reads where there is one (`min:` of a date
@@ -28,6 +33,14 @@ public final class ExpressionDescription: PropertyDescription, @unchecked Sendab
         self.expression = expression
         self.expressionResultType = resultType
         super.init(name: name)
+    }
+
+    /// An empty description, to be given its `name`, `expression` and `expressionResultType`
+    /// one by one, as code written for Core Data's `NSExpressionDescription()` does. A fetch
+    /// refuses it, naming what is missing, until it has a name and an expression.
+    public convenience init() {
+        self.init(name: "", expression: .evaluatedObject)
+        hasExpression = false
     }
 
     /// Parses the expression from a format string such as `"sum:(replacementCost)"` or `"SELF"`.

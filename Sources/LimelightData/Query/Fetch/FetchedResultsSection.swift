@@ -11,6 +11,10 @@ public struct FetchedResultsSection {
     public var numberOfObjects: Int { objects.count }
 }
 
+/// Core Data's name for a section (`NSFetchedResultsSectionInfo`, a protocol there), which
+/// delegates written for Core Data name in `controller(_:didChange:atSectionIndex:for:)`.
+public typealias FetchedResultsSectionInfo = FetchedResultsSection
+
 /// What happened to an object or a section between two states of the results.
 public enum FetchedResultsChangeType: Int, Sendable {
     case insert = 1
