@@ -112,10 +112,51 @@ struct Measure {
 }
 
 /// Wall-clock seconds of `body`.
-func seconds(_ body: () throws -> Void) rethrows -> Double {
+///
+/// With `LIMELIGHT_BENCH_RUSAGE` set, each call also prints to stderr what the process spent in
+/// it beside the wall time (user and system CPU, minor page faults, context switches, blocks
+/// written), named by the measuring function and line: what tells work done in the program from
+/// work done for it by the kernel (zeroing the pages a heap grows into) or time spent waiting
+/// (a flush to disk), which an instruction count does not see.
+func seconds(_ body: () throws -> Void, caller: String = #function, line: Int = #line) rethrows -> Double {
+    let before = ResourceUsage.reportsUsage ? ResourceUsage.now() : nil
     let start = monotonicNanoseconds()
     try body()
-    return Double(monotonicNanoseconds() - start) / 1e9
+    let elapsed = Double(monotonicNanoseconds() - start) / 1e9
+    if let before { ResourceUsage.now().report(since: before, wall: elapsed, caller: "\(caller):\(line)") }
+    return elapsed
+}
+
+/// The process's `getrusage` figures at one moment.
+struct ResourceUsage {
+    static let reportsUsage = ProcessInfo.processInfo.environment["LIMELIGHT_BENCH_RUSAGE"] != nil
+
+    var user: Double
+    var system: Double
+    var minorFaults: Int
+    var voluntarySwitches: Int
+    var involuntarySwitches: Int
+    var blocksWritten: Int
+
+    static func now() -> ResourceUsage {
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return ResourceUsage(user: seconds(usage.ru_utime), system: seconds(usage.ru_stime), minorFaults: usage.ru_minflt,
+                             voluntarySwitches: usage.ru_nvcsw, involuntarySwitches: usage.ru_nivcsw, blocksWritten: usage.ru_oublock)
+    }
+
+    func report(since before: ResourceUsage, wall: Double, caller: String) {
+        let line = String(format: "  rusage %@: wall %.4f s, user %.4f s, sys %.4f s, %d minor faults, %d/%d switches (voluntary/involuntary), %d blocks written\n",
+                          caller, wall, user - before.user, system - before.system, minorFaults - before.minorFaults,
+                          voluntarySwitches - before.voluntarySwitches, involuntarySwitches - before.involuntarySwitches,
+                          blocksWritten - before.blocksWritten)
+        FileHandle.standardError.write(Data(line.utf8))
+    }
 }
 
 /// CLOCK_MONOTONIC, the clock the Xapian peer stamps its sightings with.
