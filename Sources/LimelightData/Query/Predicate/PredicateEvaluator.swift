@@ -34,6 +34,13 @@ struct PredicateEvaluator {
         let right = try value(comparison.right, object)
         switch comparison.modifier {
         case .direct:
+            // The values of a to-many's members are no one value (only CONTAINS looks through
+            // them): Core Data's fetch refuses such a key path without ANY, ALL or NONE, and so
+            // does evaluation here, rather than answer what a fetch cannot.
+            if comparison.operatorType != .contains, Self.mayBeCollection(left), Self.readsToManyValues(comparison.left, object) {
+                throw PredicateEvaluationError("the to-many key path \(PredicatePrinter.format(comparison.left)) with "
+                                               + "\(comparison.operatorType.rawValue) needs ANY, ALL or NONE")
+            }
             return try compare(left, right, comparison)
         case .any:
             if left == nil, Self.crossesToMany(comparison.left, object) { return false }
@@ -78,6 +85,23 @@ struct PredicateEvaluator {
             entity = destination
         }
         return false
+    }
+
+    /// Whether `value` may be what a key path through a to-many reads: a collection, or nil (a
+    /// to-one before it is nil). Asked first, as it is cheaper than looking at the key path.
+    static func mayBeCollection(_ value: Any?) -> Bool {
+        guard let value else { return true }
+        return !(value is String) && PredicateValues.elements(value) != nil
+    }
+
+    /// Whether `expression` reads the values of a to-many's members of `object`: a key path through
+    /// a to-many without a collection operator (`tags.name`), or a key of one (`tags['name']`).
+    static func readsToManyValues(_ expression: QueryExpression, _ object: Any?) -> Bool {
+        switch expression {
+        case .keyPath(let path): return !path.contains("@") && crossesToMany(expression, object)
+        case .index(let base, .position(.constant(let key))) where key.value is String: return readsToManyValues(base, object)
+        default: return false
+        }
     }
 
     /// The elements ANY/ALL range over: a key path through two or more to-manys gives
@@ -193,7 +217,7 @@ struct PredicateEvaluator {
             case .position(let position):
                 let index = try value(position, object)
                 // A string index reads a key, as `dictionary['key']` does.
-                if let key = index as? String { return try Self.value(forKey: key, of: try value(base, object)) }
+                if let key = index as? String { return try Self.value(forKey: key, of: collection) }
                 guard let offset = index.flatMap(PredicateValues.integer), offset >= 0, offset < items.count else { return nil }
                 return items[Int(offset)]
             }
@@ -278,6 +302,10 @@ struct PredicateEvaluator {
             }
             return managed.value(forKey: key)
         case let entity as EntityDescription: return key == "name" ? entity.name : nil
+        // A collection answers a key for each member, as `valueForKey:` of an NSSet or NSArray
+        // does: `tags['color']` reads what `tags.color` reads, in SQL too.
+        case let object? where PredicateValues.elements(object) != nil:
+            return try (PredicateValues.elements(object) ?? []).map { try value(forKey: key, of: $0) } as [Any?]
         // A string's length (`title.length > 0`), counted as `length:` and SQLite's length() count.
         case let string as String where key == "length": return Int64(string.unicodeScalars.count)
         case let readable as KeyValueCodingReadable: return readable.value(forKey: key)

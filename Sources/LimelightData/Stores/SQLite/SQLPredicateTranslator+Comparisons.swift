@@ -53,7 +53,19 @@ extension SQLPredicateTranslator {
                 flipped.right = c.left
                 flipped.operatorType = .equal
                 flipped.modifier = .any
-                return try collectionComparison(flipped, toMany, scope, &bindings)
+                return try collectionComparison(flipped, .toMany(toMany), scope, &bindings)
+            }
+        }
+        // x IN SUBQUERY(…).name → ANY SUBQUERY(…).name == x, as memory looks through the values.
+        if outerRight == nil, c.operatorType == .in, case .keyPathOf(.subquery, _) = c.right {
+            let right = try operand(c.right, scope)
+            if let kept = right.rows, !kept.path.isEmpty {
+                var flipped = c
+                flipped.left = c.right
+                flipped.right = c.left
+                flipped.operatorType = .equal
+                flipped.modifier = .any
+                return try collectionComparison(flipped, .kept(kept), scope, &bindings)
             }
         }
         var right = try outerRight ?? operand(c.right, scope)
@@ -108,37 +120,6 @@ extension SQLPredicateTranslator {
         case .between:
             throw Self.unsupported("BETWEEN needs {low, high} as its right operand, got \(PredicatePrinter.format(c.right))")
         }
-    }
-
-    /// ANY/ALL/NONE (and CONTAINS) over a to-many: EXISTS over the related rows.
-    mutating func collectionComparison(_ c: ComparisonPredicate, _ toMany: (relationship: RelationshipDescription, scope: Scope, rest: [String]),
-                                       _ scope: Scope, _ bindings: inout [SQLiteValue], right: Operand? = nil) throws -> String {
-        // Without ANY/ALL/NONE a to-many means something only for CONTAINS: some element equals
-        // the right side (which is what in-memory evaluation of a collection does too).
-        if c.modifier == .direct && c.operatorType != .contains {
-            throw Self.unsupported("the to-many key path \(PredicatePrinter.format(c.left)) with \(c.operatorType.rawValue) needs ANY, ALL or NONE")
-        }
-        // The right side belongs to the outer object, so it is translated before entering the rows.
-        var outerRight = right
-        if outerRight == nil, !Self.isConstant(c.right) {
-            if case .aggregate = c.right { throw Self.unsupported("a list with values from the store on the right of \(c.operatorType.rawValue) over a to-many") }
-            outerRight = try operand(c.right, scope)
-        }
-        let (related, join) = try relatedRows(toMany.relationship, owner: toMany.scope)
-        let inner = Scope(alias: related.alias, entity: related.entity, variables: scope.variables)
-        var element = c
-        // A key path through a second to-many (`ANY folders.notes.title == …`) keeps the modifier,
-        // so its rest becomes an EXISTS of its own: ANY and ALL then range over all the elements
-        // reached, as in memory, where such a path gives one flattened collection.
-        element.modifier = c.modifier == .all ? .all : .any
-        element.left = toMany.rest.isEmpty ? .evaluatedObject : .keyPath(toMany.rest.joined(separator: "."))
-        if c.operatorType == .contains && c.modifier == .direct { element.operatorType = .equal }
-        var innerBindings: [SQLiteValue] = []
-        let test = try comparison(element, inner, &innerBindings, right: outerRight)
-        bindings += innerBindings
-        let from = "FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition)"
-        if c.modifier == .all { return "NOT EXISTS (SELECT 1 \(from) AND NOT coalesce((\(test)), 0))" }
-        return "EXISTS (SELECT 1 \(from) AND (\(test)))"
     }
 
     /// Refuses comparisons of values of different kinds (a string attribute against a number …),

@@ -23,7 +23,7 @@ extension SQLPredicateTranslator {
     /// `x IN SUBQUERY(…)` and `SUBQUERY(…) CONTAINS x`: whether the object is among the rows the
     /// subquery keeps. An object of another table, or a value that is no object, never is.
     func membership(_ c: ComparisonPredicate, _ left: Operand, _ right: Operand, _ bindings: inout [SQLiteValue]) throws -> String? {
-        let member: Operand, rows: (from: String, bindings: [SQLiteValue], alias: String, entity: EntityDescription)
+        let member: Operand, rows: KeptRows
         switch c.operatorType {
         case .in:
             guard let kept = right.rows else { return nil }
@@ -32,9 +32,10 @@ extension SQLPredicateTranslator {
             guard let kept = left.rows else { return nil }
             (member, rows) = (right, kept)
         default:
-            if left.rows != nil || right.rows != nil, c.operatorType != .equal, c.operatorType != .notEqual {
+            if let kept = left.rows ?? right.rows, c.operatorType != .equal, c.operatorType != .notEqual {
+                let what = kept.path.isEmpty ? "objects" : "values of \(kept.path.joined(separator: "."))"
                 throw PersistenceError.invalidRequest(
-                    "type mismatch: \(c.operatorType.rawValue) cannot compare a SUBQUERY's objects; count them with .@count")
+                    "type mismatch: \(c.operatorType.rawValue) cannot compare a SUBQUERY's \(what); count them with .@count, or compare each with ANY or ALL")
             }
             return nil
         }
