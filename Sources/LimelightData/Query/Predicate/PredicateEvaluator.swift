@@ -116,6 +116,12 @@ struct PredicateEvaluator {
         let options = comparison.options
         let op = comparison.operatorType
         switch op {
+        case .equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
+            try Self.checkDateAndString(left, right, comparison)
+        default:
+            break
+        }
+        switch op {
         case .equal: return PredicateValues.equal(left, right, options: options)
         case .notEqual: return !PredicateValues.equal(left, right, options: options)
         case .lessThan: return try order(left, right, op, options) == .orderedAscending
@@ -126,10 +132,12 @@ struct PredicateEvaluator {
             guard let bounds = PredicateValues.elements(right), bounds.count == 2 else {
                 throw PredicateEvaluationError("BETWEEN needs {low, high} as its right operand, got \(PredicateValues.describe(right))")
             }
+            for bound in bounds { try Self.checkDateAndString(left, bound, comparison) }
             guard let low = try order(left, bounds[0], op, options), let high = try order(left, bounds[1], op, options) else { return false }
             return low != .orderedAscending && high != .orderedDescending
         case .in:
             if let right, !(right is String), let items = PredicateValues.members(right) {
+                for item in items { try Self.checkDateAndString(left, item, comparison) }
                 return items.contains { PredicateValues.equal(left, $0, options: options) }
             }
             return try strings(left, right, op, options) { StringFolding.contains($1, $0) }
@@ -151,6 +159,17 @@ struct PredicateEvaluator {
             let subject = options.contains(.diacriticInsensitive) ? StringFolding.fold(text, caseInsensitive: false, diacriticInsensitive: true) : text
             return try RegularExpressionMatching.matches(subject, pattern: pattern, caseInsensitive: options.contains(.caseInsensitive))
         }
+    }
+
+    /// Refuses a date compared with a string (`created == '2020-01-01'`) for equality too, where
+    /// values of other different kinds are simply unequal: Core Data's fetch refuses it (it reads
+    /// the string as a date and fails), and evaluation agrees with the fetch. A date is given as one
+    /// (`%@` with a `Date`, or `CAST(…, 'NSDate')`).
+    static func checkDateAndString(_ left: Any?, _ right: Any?, _ comparison: ComparisonPredicate) throws {
+        guard let left, let right, left is Date && right is String || left is String && right is Date else { return }
+        throw PredicateEvaluationError("type mismatch: \(comparison.operatorType.rawValue) compares the left operand, "
+                                       + "\(PredicateValues.describe(left)) (\(PredicatePrinter.format(comparison.left))), with the right operand, "
+                                       + "\(PredicateValues.describe(right)) (\(PredicatePrinter.format(comparison.right))): a date compares only with a date")
     }
 
     /// The order of two values; nil when either is nil; a typed error when they cannot be ordered.

@@ -25,6 +25,8 @@ extension SQLPredicateTranslator {
             if c.operatorType == .between {
                 guard items.count == 2 else { throw Self.unsupported("BETWEEN needs {low, high}") }
                 let low = try constantOperand(items[0]), high = try constantOperand(items[1])
+                // Memory cannot order values of different kinds, so neither does SQL.
+                for (bound, value) in zip([low, high], items) where Self.kindsDiffer(left, bound) { throw Self.listMismatch(c, left, value) }
                 bindings += low.bindings + high.bindings
                 return "\(fold(left.sql)) BETWEEN \(fold(low.sql)) AND \(fold(high.sql))"
             }
@@ -32,6 +34,7 @@ extension SQLPredicateTranslator {
             var placeholders: [String] = []
             for item in items {
                 let value = try constantOperand(item)
+                if Self.dateAndString(left, value) { throw Self.listMismatch(c, left, item) }
                 // A value of another kind equals nothing in the column (`count IN {'5'}`), as in
                 // memory; SQLite's affinity would turn '5' into 5.
                 if value.isNull || Self.namesAnotherTable(left, value) || Self.kindsDiffer(left, value) { continue }
@@ -141,8 +144,9 @@ extension SQLPredicateTranslator {
             }
         default:
             guard let l = left.kind, let r = right.kind, l != r else { return }
+            let why = Self.dateAndString(left, right) ? ": a date compares only with a date" : ""
             throw PersistenceError.invalidRequest(
-                "type mismatch: \(op) compares the left operand, \(describe(left, c.left)), with the right operand, \(describe(right, c.right))")
+                "type mismatch: \(op) compares the left operand, \(describe(left, c.left)), with the right operand, \(describe(right, c.right))\(why)")
         }
     }
 
