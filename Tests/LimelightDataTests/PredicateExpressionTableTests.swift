@@ -46,6 +46,11 @@ import Testing
         .init("rightshift:by:(flags, 1) == 5", [], "rightshift:by:(flags, 1) == 5", true),
         .init("onesComplement:(flags) == -11", [], "onesComplement:(flags) == -11", true),
         .init("bitwiseAnd:with:(0xFF, 0x0F) == 15", [], "bitwiseAnd:with:(255, 15) == 15", true),
+        // `&` and `|` between operands, as apps filter Photos' assets: `(mediaSubtype & %d) != 0`.
+        .init("(flags & 2) != 0", [], "bitwiseAnd:with:(flags, 2) != 0", true),
+        .init("flags & 4 == 0", [], "bitwiseAnd:with:(flags, 4) == 0", true),
+        .init("flags | 1 == 11", [], "bitwiseOr:with:(flags, 1) == 11", true),
+        .init("flags & 2 | 1 == 3", [], "bitwiseOr:with:(bitwiseAnd:with:(flags, 2), 1) == 3", true),
         .init("leftshift:by:(1, 70) == 0", [], "leftshift:by:(1, 70) == 0", true),
         .init("uppercase(name) == 'ZOË ÅNGSTRÖM'", [], "uppercase:(name) == \"ZOË ÅNGSTRÖM\"", true),
         .init("lowercase(name) BEGINSWITH 'zoë'", [], "lowercase:(name) BEGINSWITH \"zoë\"", true),

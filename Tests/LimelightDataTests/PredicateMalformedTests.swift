@@ -92,8 +92,9 @@ import Testing
         ("{1,} == 1", 3, "a value"),
         ("{,1} == 1", 1, "a value"),
         ("CAST(1, ) == 1", 8, "a value"),
-        ("age == 1 &", 9, "an operator"),
-        ("age == 1 |", 9, "an operator"),
+        // `&` and `|` alone are bitwise AND and OR: the operand after them is missing.
+        ("age == 1 &", 10, "a value, key path or function"),
+        ("age == 1 |", 10, "a value, key path or function"),
         ("a UTI-CONFORMS-TO", 17, "a value"),
         ("1_000 == 1000", 1, "a comparison operator"),
         ("name == 'Zoë' AND ^", 18, "an operator"),

@@ -120,6 +120,9 @@ extension MigrationManager {
             throw MigrationError.failed(path: sourceURL.path, reason: "cannot open the store with the source model: \(error)")
         }
         defer { for store in sourceCoordinator.persistentStores { sourceCoordinator.remove(store) } }
+        // Bytes a transformer cannot decode read as nil elsewhere; a migration would copy that nil
+        // into the store that replaces this one, losing them, so here they stop it, named.
+        for case let store as SQLiteStore in sourceCoordinator.persistentStores { store.refusesUndecodableValues = true }
         let destinationCoordinator = try PersistentStoreCoordinator(managedObjectModel: destinationModel)
         let writeOptions = destinationOptions.filter { (kept + [StoreOption.persistentHistoryTracking]).contains($0.key) }
         try destinationCoordinator.addPersistentStore(type: .sqlite, at: temporary, options: writeOptions)

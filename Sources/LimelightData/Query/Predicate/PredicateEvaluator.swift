@@ -34,6 +34,13 @@ struct PredicateEvaluator {
         let right = try value(comparison.right, object)
         switch comparison.modifier {
         case .direct:
+            // The values of a to-many's members are no one value (only CONTAINS looks through
+            // them): Core Data's fetch refuses such a key path without ANY, ALL or NONE, and so
+            // does evaluation here, rather than answer what a fetch cannot.
+            if comparison.operatorType != .contains, Self.mayBeCollection(left), Self.readsToManyValues(comparison.left, object) {
+                throw PredicateEvaluationError("the to-many key path \(PredicatePrinter.format(comparison.left)) with "
+                                               + "\(comparison.operatorType.rawValue) needs ANY, ALL or NONE")
+            }
             return try compare(left, right, comparison)
         case .any:
             if left == nil, Self.crossesToMany(comparison.left, object) { return false }
@@ -80,6 +87,23 @@ struct PredicateEvaluator {
         return false
     }
 
+    /// Whether `value` may be what a key path through a to-many reads: a collection, or nil (a
+    /// to-one before it is nil). Asked first, as it is cheaper than looking at the key path.
+    static func mayBeCollection(_ value: Any?) -> Bool {
+        guard let value else { return true }
+        return !(value is String) && PredicateValues.elements(value) != nil
+    }
+
+    /// Whether `expression` reads the values of a to-many's members of `object`: a key path through
+    /// a to-many without a collection operator (`tags.name`), or a key of one (`tags['name']`).
+    static func readsToManyValues(_ expression: QueryExpression, _ object: Any?) -> Bool {
+        switch expression {
+        case .keyPath(let path): return !path.contains("@") && crossesToMany(expression, object)
+        case .index(let base, .position(.constant(let key))) where key.value is String: return readsToManyValues(base, object)
+        default: return false
+        }
+    }
+
     /// The elements ANY/ALL range over: a key path through two or more to-manys gives
     /// collections of collections, which count as one flat collection (as the SQL joins do).
     static func flattened(_ value: Any?) -> [Any?]? {
@@ -92,6 +116,12 @@ struct PredicateEvaluator {
         let options = comparison.options
         let op = comparison.operatorType
         switch op {
+        case .equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
+            try Self.checkDateAndString(left, right, comparison)
+        default:
+            break
+        }
+        switch op {
         case .equal: return PredicateValues.equal(left, right, options: options)
         case .notEqual: return !PredicateValues.equal(left, right, options: options)
         case .lessThan: return try order(left, right, op, options) == .orderedAscending
@@ -102,10 +132,12 @@ struct PredicateEvaluator {
             guard let bounds = PredicateValues.elements(right), bounds.count == 2 else {
                 throw PredicateEvaluationError("BETWEEN needs {low, high} as its right operand, got \(PredicateValues.describe(right))")
             }
+            for bound in bounds { try Self.checkDateAndString(left, bound, comparison) }
             guard let low = try order(left, bounds[0], op, options), let high = try order(left, bounds[1], op, options) else { return false }
             return low != .orderedAscending && high != .orderedDescending
         case .in:
             if let right, !(right is String), let items = PredicateValues.members(right) {
+                for item in items { try Self.checkDateAndString(left, item, comparison) }
                 return items.contains { PredicateValues.equal(left, $0, options: options) }
             }
             return try strings(left, right, op, options) { StringFolding.contains($1, $0) }
@@ -127,6 +159,17 @@ struct PredicateEvaluator {
             let subject = options.contains(.diacriticInsensitive) ? StringFolding.fold(text, caseInsensitive: false, diacriticInsensitive: true) : text
             return try RegularExpressionMatching.matches(subject, pattern: pattern, caseInsensitive: options.contains(.caseInsensitive))
         }
+    }
+
+    /// Refuses a date compared with a string (`created == '2020-01-01'`) for equality too, where
+    /// values of other different kinds are simply unequal: Core Data's fetch refuses it (it reads
+    /// the string as a date and fails), and evaluation agrees with the fetch. A date is given as one
+    /// (`%@` with a `Date`, or `CAST(…, 'NSDate')`).
+    static func checkDateAndString(_ left: Any?, _ right: Any?, _ comparison: ComparisonPredicate) throws {
+        guard let left, let right, left is Date && right is String || left is String && right is Date else { return }
+        throw PredicateEvaluationError("type mismatch: \(comparison.operatorType.rawValue) compares the left operand, "
+                                       + "\(PredicateValues.describe(left)) (\(PredicatePrinter.format(comparison.left))), with the right operand, "
+                                       + "\(PredicateValues.describe(right)) (\(PredicatePrinter.format(comparison.right))): a date compares only with a date")
     }
 
     /// The order of two values; nil when either is nil; a typed error when they cannot be ordered.
@@ -193,7 +236,7 @@ struct PredicateEvaluator {
             case .position(let position):
                 let index = try value(position, object)
                 // A string index reads a key, as `dictionary['key']` does.
-                if let key = index as? String { return try Self.value(forKey: key, of: try value(base, object)) }
+                if let key = index as? String { return try Self.value(forKey: key, of: collection) }
                 guard let offset = index.flatMap(PredicateValues.integer), offset >= 0, offset < items.count else { return nil }
                 return items[Int(offset)]
             }
@@ -278,6 +321,10 @@ struct PredicateEvaluator {
             }
             return managed.value(forKey: key)
         case let entity as EntityDescription: return key == "name" ? entity.name : nil
+        // A collection answers a key for each member, as `valueForKey:` of an NSSet or NSArray
+        // does: `tags['color']` reads what `tags.color` reads, in SQL too.
+        case let object? where PredicateValues.elements(object) != nil:
+            return try (PredicateValues.elements(object) ?? []).map { try value(forKey: key, of: $0) } as [Any?]
         // A string's length (`title.length > 0`), counted as `length:` and SQLite's length() count.
         case let string as String where key == "length": return Int64(string.unicodeScalars.count)
         case let readable as KeyValueCodingReadable: return readable.value(forKey: key)

@@ -106,7 +106,9 @@ struct PredicateLexer {
                 i += 2
                 continue
             }
-            if "=<>!(){}[],.+-*/".unicodeScalars.contains(c) {
+            // `&` and `|` alone are bitwise (`(mediaSubtype & %d) != 0`, as Photos' fetch options
+            // are written); doubled they are AND and OR, read just above.
+            if "=<>!(){}[],.+-*/&|".unicodeScalars.contains(c) {
                 tokens.append(PredicateToken(kind: .symbol(String(c)), offset: start))
                 i += 1
                 continue

@@ -12,6 +12,9 @@ extension PredicateParser {
         while true {
             if accept(symbol: "+") { try descend(); result = .function("add:to:", [result, try parseTerm()]) }
             else if accept(symbol: "-") { try descend(); result = .function("from:subtract:", [result, try parseTerm()]) }
+            // Bitwise AND and OR of integers, which Foundation's format strings take between operands.
+            else if accept(symbol: "&") { try descend(); result = .function("bitwiseAnd:with:", [result, try parseTerm()]) }
+            else if accept(symbol: "|") { try descend(); result = .function("bitwiseOr:with:", [result, try parseTerm()]) }
             else if let set = ["UNION", "INTERSECT", "MINUS"].first(where: { accept(keyword: $0) }) {
                 // Apple's set expressions: {1, 2} UNION tags.name. Only here, after a whole operand,
                 // is the word an operator, so keys named `union` or `minus` still read as keys.

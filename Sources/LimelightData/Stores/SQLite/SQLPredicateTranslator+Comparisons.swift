@@ -25,6 +25,8 @@ extension SQLPredicateTranslator {
             if c.operatorType == .between {
                 guard items.count == 2 else { throw Self.unsupported("BETWEEN needs {low, high}") }
                 let low = try constantOperand(items[0]), high = try constantOperand(items[1])
+                // Memory cannot order values of different kinds, so neither does SQL.
+                for (bound, value) in zip([low, high], items) where Self.kindsDiffer(left, bound) { throw Self.listMismatch(c, left, value) }
                 bindings += low.bindings + high.bindings
                 return "\(fold(left.sql)) BETWEEN \(fold(low.sql)) AND \(fold(high.sql))"
             }
@@ -32,6 +34,7 @@ extension SQLPredicateTranslator {
             var placeholders: [String] = []
             for item in items {
                 let value = try constantOperand(item)
+                if Self.dateAndString(left, value) { throw Self.listMismatch(c, left, item) }
                 // A value of another kind equals nothing in the column (`count IN {'5'}`), as in
                 // memory; SQLite's affinity would turn '5' into 5.
                 if value.isNull || Self.namesAnotherTable(left, value) || Self.kindsDiffer(left, value) { continue }
@@ -53,7 +56,19 @@ extension SQLPredicateTranslator {
                 flipped.right = c.left
                 flipped.operatorType = .equal
                 flipped.modifier = .any
-                return try collectionComparison(flipped, toMany, scope, &bindings)
+                return try collectionComparison(flipped, .toMany(toMany), scope, &bindings)
+            }
+        }
+        // x IN SUBQUERY(…).name → ANY SUBQUERY(…).name == x, as memory looks through the values.
+        if outerRight == nil, c.operatorType == .in, case .keyPathOf(.subquery, _) = c.right {
+            let right = try operand(c.right, scope)
+            if let kept = right.rows, !kept.path.isEmpty {
+                var flipped = c
+                flipped.left = c.right
+                flipped.right = c.left
+                flipped.operatorType = .equal
+                flipped.modifier = .any
+                return try collectionComparison(flipped, .kept(kept), scope, &bindings)
             }
         }
         var right = try outerRight ?? operand(c.right, scope)
@@ -110,37 +125,6 @@ extension SQLPredicateTranslator {
         }
     }
 
-    /// ANY/ALL/NONE (and CONTAINS) over a to-many: EXISTS over the related rows.
-    mutating func collectionComparison(_ c: ComparisonPredicate, _ toMany: (relationship: RelationshipDescription, scope: Scope, rest: [String]),
-                                       _ scope: Scope, _ bindings: inout [SQLiteValue], right: Operand? = nil) throws -> String {
-        // Without ANY/ALL/NONE a to-many means something only for CONTAINS: some element equals
-        // the right side (which is what in-memory evaluation of a collection does too).
-        if c.modifier == .direct && c.operatorType != .contains {
-            throw Self.unsupported("the to-many key path \(PredicatePrinter.format(c.left)) with \(c.operatorType.rawValue) needs ANY, ALL or NONE")
-        }
-        // The right side belongs to the outer object, so it is translated before entering the rows.
-        var outerRight = right
-        if outerRight == nil, !Self.isConstant(c.right) {
-            if case .aggregate = c.right { throw Self.unsupported("a list with values from the store on the right of \(c.operatorType.rawValue) over a to-many") }
-            outerRight = try operand(c.right, scope)
-        }
-        let (related, join) = try relatedRows(toMany.relationship, owner: toMany.scope)
-        let inner = Scope(alias: related.alias, entity: related.entity, variables: scope.variables)
-        var element = c
-        // A key path through a second to-many (`ANY folders.notes.title == …`) keeps the modifier,
-        // so its rest becomes an EXISTS of its own: ANY and ALL then range over all the elements
-        // reached, as in memory, where such a path gives one flattened collection.
-        element.modifier = c.modifier == .all ? .all : .any
-        element.left = toMany.rest.isEmpty ? .evaluatedObject : .keyPath(toMany.rest.joined(separator: "."))
-        if c.operatorType == .contains && c.modifier == .direct { element.operatorType = .equal }
-        var innerBindings: [SQLiteValue] = []
-        let test = try comparison(element, inner, &innerBindings, right: outerRight)
-        bindings += innerBindings
-        let from = "FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition)"
-        if c.modifier == .all { return "NOT EXISTS (SELECT 1 \(from) AND NOT coalesce((\(test)), 0))" }
-        return "EXISTS (SELECT 1 \(from) AND (\(test)))"
-    }
-
     /// Refuses comparisons of values of different kinds (a string attribute against a number …),
     /// naming the operand, instead of letting SQLite's type affinity give an answer memory would not.
     func checkTypes(_ c: ComparisonPredicate, _ left: Operand, _ right: Operand) throws {
@@ -160,8 +144,9 @@ extension SQLPredicateTranslator {
             }
         default:
             guard let l = left.kind, let r = right.kind, l != r else { return }
+            let why = Self.dateAndString(left, right) ? ": a date compares only with a date" : ""
             throw PersistenceError.invalidRequest(
-                "type mismatch: \(op) compares the left operand, \(describe(left, c.left)), with the right operand, \(describe(right, c.right))")
+                "type mismatch: \(op) compares the left operand, \(describe(left, c.left)), with the right operand, \(describe(right, c.right))\(why)")
         }
     }
 

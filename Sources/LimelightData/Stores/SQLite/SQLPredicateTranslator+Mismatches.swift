@@ -14,16 +14,32 @@ extension SQLPredicateTranslator {
     /// affinity would instead compare `5` and `'5'` as equal. Orderings (`<` …) of such values stay
     /// an error, as they are in memory.
     func mismatchedEquality(_ c: ComparisonPredicate, _ left: Operand, _ right: Operand, _ bindings: inout [SQLiteValue]) -> String? {
-        guard c.operatorType == .equal || c.operatorType == .notEqual, Self.kindsDiffer(left, right) else { return nil }
+        guard c.operatorType == .equal || c.operatorType == .notEqual, Self.kindsDiffer(left, right),
+              !Self.dateAndString(left, right) else { return nil }
         bindings += left.bindings + right.bindings
         let bothNil = "(\(left.sql) IS NULL AND \(right.sql) IS NULL)"
         return c.operatorType == .equal ? bothNil : "NOT \(bothNil)"
     }
 
+    /// Whether one operand is a date and the other a string: Core Data's fetch refuses that
+    /// comparison whatever the operator (it reads the string as a date and fails), so `checkTypes`
+    /// refuses it, and evaluation in memory does too.
+    static func dateAndString(_ left: Operand, _ right: Operand) -> Bool {
+        guard let l = left.kind, let r = right.kind else { return false }
+        return l == .date && r == .string || l == .string && r == .date
+    }
+
+    /// The error for a member of the list of IN or BETWEEN that cannot be compared with the left operand.
+    static func listMismatch(_ c: ComparisonPredicate, _ left: Operand, _ member: Any?) -> PersistenceError {
+        let why = left.kind == .date || member is Date ? ": a date compares only with a date" : ""
+        return .invalidRequest("type mismatch: \(c.operatorType.rawValue) compares the left operand, \(left.kind?.rawValue ?? "a value") "
+                               + "(\(PredicatePrinter.format(c.left))), with \(PredicateValues.describe(member)) in the right operand\(why)")
+    }
+
     /// `x IN SUBQUERY(…)` and `SUBQUERY(…) CONTAINS x`: whether the object is among the rows the
     /// subquery keeps. An object of another table, or a value that is no object, never is.
     func membership(_ c: ComparisonPredicate, _ left: Operand, _ right: Operand, _ bindings: inout [SQLiteValue]) throws -> String? {
-        let member: Operand, rows: (from: String, bindings: [SQLiteValue], alias: String, entity: EntityDescription)
+        let member: Operand, rows: KeptRows
         switch c.operatorType {
         case .in:
             guard let kept = right.rows else { return nil }
@@ -32,9 +48,10 @@ extension SQLPredicateTranslator {
             guard let kept = left.rows else { return nil }
             (member, rows) = (right, kept)
         default:
-            if left.rows != nil || right.rows != nil, c.operatorType != .equal, c.operatorType != .notEqual {
+            if let kept = left.rows ?? right.rows, c.operatorType != .equal, c.operatorType != .notEqual {
+                let what = kept.path.isEmpty ? "objects" : "values of \(kept.path.joined(separator: "."))"
                 throw PersistenceError.invalidRequest(
-                    "type mismatch: \(c.operatorType.rawValue) cannot compare a SUBQUERY's objects; count them with .@count")
+                    "type mismatch: \(c.operatorType.rawValue) cannot compare a SUBQUERY's \(what); count them with .@count, or compare each with ANY or ALL")
             }
             return nil
         }

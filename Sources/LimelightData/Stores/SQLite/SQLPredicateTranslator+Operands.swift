@@ -23,6 +23,8 @@ extension SQLPredicateTranslator {
             return try keyPathOperand(path.split(separator: ".").map(String.init), inner)
         case .keyPathOf(.subquery(let collection, let variable, let predicate), let path) where path.hasPrefix("@"):
             return try subqueryAggregate(collection, variable, predicate, path, scope)
+        case .keyPathOf(.subquery(let collection, let variable, let predicate), let path):
+            return try subqueryValues(collection, variable, predicate, path, scope)
         case .index(.subquery(let collection, let variable, let predicate), .size):
             return try subqueryAggregate(collection, variable, predicate, "@count", scope)
         case .subquery(let collection, let variable, let predicate):
@@ -36,8 +38,8 @@ extension SQLPredicateTranslator {
             }
             let (related, join) = try relatedRows(toMany.relationship, owner: toMany.scope)
             return Operand(sql: "(SELECT count(*) FROM \(related.table) \(related.alias) \(join.from) WHERE \(join.condition))", kind: .number)
-        case .index(.evaluatedObject, .position(.constant(let key))) where key.value is String:
-            return try keyPathOperand([key.value as? String ?? ""], scope)
+        case .index(let base, .position(.constant(let key))) where key.value is String:
+            return try operand(try Self.keyed(base, key.value as? String ?? "", in: expression), scope)
         case .index(let base, .first), .index(let base, .last), .index(let base, .position):
             return try orderedElement(expression, base, scope)
         case .keyPathOf(.index(let base, let index), let path):
@@ -91,7 +93,7 @@ extension SQLPredicateTranslator {
     mutating func subqueryRows(_ collection: QueryExpression, _ variable: String, _ predicate: QueryPredicate, _ scope: Scope) throws -> Operand {
         let (from, bindings, related) = try subqueryFrom(collection, variable, predicate, scope)
         var result = Operand(sql: "1", kind: .collection)
-        result.rows = (from, bindings, related.alias, related.entity)
+        result.rows = KeptRows(from: from, bindings: bindings, alias: related.alias, entity: related.entity)
         return result
     }
 

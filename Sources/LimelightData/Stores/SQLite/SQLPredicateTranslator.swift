@@ -40,12 +40,22 @@ struct SQLPredicateTranslator {
         /// Set when the operand is a to-many key path: (relationship, owner scope, rest of path).
         var toMany: (relationship: RelationshipDescription, scope: Scope, rest: [String])?
         var attribute: AttributeDescription?
-        /// Set when the operand is the objects a bare SUBQUERY keeps: the rows (`FROM … WHERE …`
-        /// with its bindings) and their alias and entity, for `SELF IN SUBQUERY(…)`.
-        var rows: (from: String, bindings: [SQLiteValue], alias: String, entity: EntityDescription)?
+        /// Set when the operand is the objects a bare SUBQUERY keeps, or a key path of them
+        /// (`SUBQUERY(…).name`): for `SELF IN SUBQUERY(…)` and ANY/ALL/NONE over them.
+        var rows: KeptRows?
         var isNull = false
         /// What kind of value the operand has, when known, for type checks before SQL runs.
         var kind: ValueKind?
+    }
+
+    /// The rows a SUBQUERY keeps (`FROM … WHERE …` with its bindings), their alias and entity, and
+    /// the key path read from each of them (empty for the objects themselves).
+    struct KeptRows {
+        var from: String
+        var bindings: [SQLiteValue]
+        var alias: String
+        var entity: EntityDescription
+        var path: [String] = []
     }
 
     /// Kinds of values that compare with each other; SQLite's type affinity would otherwise turn
@@ -166,7 +176,12 @@ struct SQLPredicateTranslator {
         }
         let left = try operand(c.left, scope)
         if let toMany = left.toMany {
-            return try collectionComparison(c, toMany, scope, &bindings, right: right)
+            return try collectionComparison(c, .toMany(toMany), scope, &bindings, right: right)
+        }
+        // ANY/ALL/NONE over what a SUBQUERY keeps range over its rows, as over a to-many's; so
+        // does CONTAINS over a key path of them (`SUBQUERY(…).name CONTAINS 'x'`).
+        if let kept = left.rows, c.modifier != .direct || (c.operatorType == .contains && !kept.path.isEmpty) {
+            return try collectionComparison(c, .kept(kept), scope, &bindings, right: right)
         }
         // ANY/ALL (and NONE, which is NOT ANY) on a single value compare that value: apps write
         // `NONE SELF IN %@` and `ANY owner.name == %@`, and in-memory evaluation reads them so too.

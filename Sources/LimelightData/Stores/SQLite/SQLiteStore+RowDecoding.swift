@@ -57,7 +57,8 @@ extension SQLiteStore {
     /// The row `statement` is on, as its entity's values. A row whose `Z_PK` is NULL, whose
     /// `Z_ENT` names no entity of this table's inheritance tree, or with a value its attribute
     /// cannot take is refused with a `StoreDamage` naming it: skipping it would hide data and
-    /// guessing would change it.
+    /// guessing would change it. Bytes a transformer cannot decode are the exception: they read
+    /// as nil, as in Core Data (`acceptUndecodable`).
     func decode(_ statement: OpaquePointer, table: SQLiteSchema.Table, layouts: inout RowLayouts) throws -> StoreRow {
         let (pk, entity, layout) = try rowEntity(statement, table: table, layouts: &layouts)
         // Each slot is written once (no nil first, then the value); the common attribute values
@@ -75,7 +76,7 @@ extension SQLiteStore {
                         if let common = SQLiteValueMapping.commonValue(statement, column: column, type: type) {
                             values.append(common)
                         } else {
-                            values.append(try otherValue(statement, column: column, property: layout.properties[index]))
+                            values.append(try otherValue(statement, column: column, property: layout.properties[index], of: entity, primaryKey: pk))
                         }
                     case .toOne(let column, let typeColumn):
                         values.append(toOneValue(statement, column: column, typeColumn: typeColumn, property: layout.properties[index]))
@@ -122,14 +123,20 @@ extension SQLiteStore {
         return (pk, found, layout)
     }
 
-    /// A value `commonValue` does not read, with its column's name added to a refusal.
-    private func otherValue(_ statement: OpaquePointer, column: Int32, property: PropertyDescription) throws(SQLiteValueMapping.Mismatch) -> StoredValue {
+    /// A value `commonValue` does not read, with its column's name added to a refusal; bytes a
+    /// transformer cannot decode read as nil (`acceptUndecodable`).
+    private func otherValue(_ statement: OpaquePointer, column: Int32, property: PropertyDescription, of entity: EntityDescription,
+                            primaryKey: Int64) throws(SQLiteValueMapping.Mismatch) -> StoredValue {
         let attribute = property as? AttributeDescription
         do {
             return try SQLiteValueMapping.otherValue(statement, column: column, external: externalBinaryData, attribute: attribute)
         } catch {
             var named = error
             named.column = attribute.map { schema.column(for: $0) } ?? String(cString: sqlite3_column_name(statement, column))
+            if let attribute, named.isUndecodable {
+                try acceptUndecodable(named, attribute: attribute, entity: entity, primaryKey: primaryKey)
+                return .null
+            }
             throw named
         }
     }

@@ -14,6 +14,12 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     /// Where values that Core Data stored outside their rows are found.
     let externalBinaryData: ExternalBinaryData
+    /// Whether bytes a transformer cannot decode are refused as damage rather than read as nil
+    /// (`acceptUndecodable`): set for a migration's reading, which would copy the nil for good.
+    var refusesUndecodableValues = false
+    /// Called with each warning the store logs about a value it reads as nil; lets a caller (a
+    /// test) see them without the process's logging.
+    var warningObserver: ((String) -> Void)?
 
     init(url: URL, configurationName: String?, options: [String: any Sendable], model: ManagedObjectModel) {
         schema = SQLiteSchema(model: model)

@@ -116,6 +116,10 @@ enum SQLiteValueMapping {
         var reason: String
         /// The column, once a caller that knows it adds it.
         var column: String?
+        /// Bytes a transformable attribute's transformer cannot decode. Core Data's transformer
+        /// then returns nil and the object reads nil there, so a reader may take it so (logged,
+        /// the bytes left in the file) where every other mismatch is refused.
+        var isUndecodable = false
     }
 
     /// Column `column` of the current row as `attribute`'s value when `commonValue` has none: through
@@ -216,7 +220,8 @@ enum SQLiteValueMapping {
             do {
                 return try transformer.decode(data)
             } catch {
-                throw Mismatch(reason: "\(describe(value)) could not be decoded by \(attribute.valueTransformerName ?? "the default transformer"): \(error)")
+                throw Mismatch(reason: "\(describe(value)) could not be decoded by \(attribute.valueTransformerName ?? "the default transformer"): \(error)",
+                               isUndecodable: true)
             }
         case .composite:
             return nil
