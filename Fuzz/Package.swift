@@ -31,5 +31,8 @@ let package = Package(
         fuzzTarget("fuzz-importer-line", search: true),
         fuzzTarget("fuzz-search-wire", search: true),
         fuzzTarget("fuzz-transformable"),
+        fuzzTarget("fuzz-store-file"),
+        fuzzTarget("fuzz-store-metadata"),
+        fuzzTarget("fuzz-model-store"),
     ]
 )

@@ -17,6 +17,11 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
+        // The driver makes a folder in $TMPDIR for each run and leaves it (TemporaryDirectory.*,
+        // holding `.keep-directory`): in the harness's home, it goes with the home.
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = harness.home.path
+        process.environment = environment
         let errors = harness.home.appendingPathComponent("swiftc-\(UUID().uuidString).txt")
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         let handle = try FileHandle(forWritingTo: errors)

@@ -43,7 +43,7 @@ import Testing
         return result
     }
 
-    init() { setenv("XDG_STATE_HOME", FileManager.default.temporaryDirectory.appendingPathComponent("limelight-tests-state").path, 1) }
+    init() { TestStateHome.prepare() }
 
     @Test func insertUpdateDeleteAndRollbackKeepMarkersInStep() throws {
         let folder = try TemporaryFolder()

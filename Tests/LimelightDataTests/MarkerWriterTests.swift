@@ -218,4 +218,20 @@ import Testing
         #expect(try journalCount(url) == 0)
         try expectExactMarkers(reopened)
     }
+
+    /// A store deleted with its folder while open (a temporary folder removed at the end of a
+    /// run): its last passes make neither its records folder nor the deleted folder again.
+    @Test func aStoreDeletedWithItsFolderLeavesNothingBehind() throws {
+        let folder = try TemporaryFolder()
+        let context = try helpers.open(folder.file("notes.sqlite"))
+        try insertNotes(3, into: context)
+        try context.save()
+        try helpers.flush(context)
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        let store = try #require(coordinator.persistentStores.first)
+        try FileManager.default.removeItem(at: folder.url)
+        try coordinator.flushExternalRecords()
+        coordinator.remove(store)
+        #expect(!FileManager.default.fileExists(atPath: folder.url.path))
+    }
 }

@@ -51,11 +51,21 @@ public enum FuzzFixtures {
         return found.sorted { $0.path < $1.path }
     }
 
-    /// A scratch folder for a fuzz program's files (a store, an index), in the temporary
-    /// directory and named by the process: one run's, overwritten input after input.
+    /// A scratch folder for a fuzz program's files (a store, an index), in the process's own
+    /// folder in the temporary directory: one run's, overwritten input after input, and removed
+    /// when the program exits (a crash leaves it, beside the finding).
     public static func scratch(_ name: String) -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("limelight-\(name)-\(getpid())", isDirectory: true)
+        let url = processFolder.appendingPathComponent(name, isDirectory: true)
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+
+    private static let processFolder: URL = {
+        atexit { try? FileManager.default.removeItem(at: FuzzFixtures.folder(of: getpid())) }
+        return folder(of: getpid())
+    }()
+
+    private static func folder(of process: pid_t) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("limelight-fuzz-\(process)", isDirectory: true)
     }
 }

@@ -8,7 +8,7 @@ import LimelightData
 let scratch = FuzzFixtures.scratch("fuzz-importer-line")
 nonisolated(unsafe) let indexer = try? Indexer(indexPath: scratch.appendingPathComponent("index"), importerDirectories: [])
 nonisolated(unsafe) let builder = try? DocumentBuilder(language: "english")
-let index = try? SearchIndex(path: scratch.appendingPathComponent("documents").path)
+nonisolated(unsafe) let index = try? SearchIndex(path: scratch.appendingPathComponent("documents").path)
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzImporterLine(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {

@@ -56,6 +56,12 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
             "modulus:by:(score, 3) == 0 && !(price < 1)", "tags[FIRST].name =< 'z'", "SELF IN %@", "now() > created",
             "big > 1099511627776 AND small < 3", "amount == 12.15", "identifier != nil AND link CONTAINS 'example'",
             "blob == %@", "ratio >= 0.3", "owner.items.@count > 2", "tags.@max.weight == 3", "created < %@",
+            // CAST constants, folded as they are read: every type the printer writes and the forms apps type.
+            "created > CAST('2024-03-04 00:00:00 +0000', 'NSDate')", "created < CAST('1e300', 'NSDate')",
+            "score == CAST('42', 'NSNumber')", "price < CAST(created, 'NSNumber')", "name == CAST(12.5, 'NSString')",
+            "identifier == CAST('E621E1F8-C36C-495A-93FC-0C247A3E6E5F', 'NSUUID')", "blob == CAST('AAECAw==', 'NSData')",
+            "link == CAST('https://example.com/1', 'NSURL')", "ratio == CAST('nan', 'NSNumber')", "CAST(score, 'NSString') == '10'",
+            "{1, 2} UNION {2, 3} == {1, 2, 3}", "tags.name INTERSECT {'red'} == {'red'}", "tags[LAST].weight MINUS {1} != nil",
         ].map { Data($0.utf8) }
     }
     return 0

@@ -125,6 +125,11 @@ final class MarkerWriter: @unchecked Sendable {
     // MARK: The pass
 
     private func pass(_ store: SQLiteStore) throws {
+        // A store whose file is gone (deleted with its folder while open, as a temporary folder
+        // is at the end of a program's run) has nothing left to mirror. Taking the lock would
+        // make the records folder again, and with it every folder above it up to the deleted
+        // one; the journal went with the file.
+        guard access(store.path, F_OK) == 0 || errno != ENOENT else { return }
         let lock = try acquireLock(store)
         defer { close(lock) }   // closing the descriptor releases the flock
         let db = try ownConnection(store)

@@ -115,6 +115,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
     /// Resolves parents, destinations and inverses and fills the per-entity caches, without
     /// freezing, so a model can be inspected and validated.
     public func resolve() throws {
+        for entity in entities { try ModelNames.check(entity) }
         for entity in entities { entity.subentities = [] }
         for entity in entities {
             if let parentName = entity.superentityName {
