@@ -24,6 +24,9 @@ final class StoreFileWatcher: @unchecked Sendable {
     private let lock = NSLock()
     private var stopping = false
     private var pending = false
+    /// The thread has ended and closed its descriptors: their numbers may already belong to
+    /// other files, so nothing may be written to them.
+    private var closed = false
 
     /// Watches the folder of `storeURL` for writes to the store's files. `onChange` says whether
     /// it found what the writes were; when it did not, it is asked again (`lookAgain`). Throws
@@ -56,18 +59,25 @@ final class StoreFileWatcher: @unchecked Sendable {
 
     /// Stops the thread; a callback already scheduled may still run once.
     func stop() {
-        lock.withLock { stopping = true }
-        var byte: UInt8 = 1
-        _ = write(wake.write, &byte, 1)
+        // Under the lock, so the thread cannot close the pipe between the check and the write.
+        lock.withLock {
+            stopping = true
+            guard !closed else { return }
+            var byte: UInt8 = 1
+            _ = write(wake.write, &byte, 1)
+        }
     }
 
     private var isStopping: Bool { lock.withLock { stopping } }
 
     private func run() {
         defer {
-            close(fd)
-            close(wake.read)
-            close(wake.write)
+            lock.withLock {
+                closed = true
+                close(fd)
+                close(wake.read)
+                close(wake.write)
+            }
         }
         var buffer = [UInt8](repeating: 0, count: 8192)
         while !isStopping {
