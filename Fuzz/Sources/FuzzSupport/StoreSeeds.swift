@@ -16,6 +16,21 @@ public enum StoreSeeds {
         return try Data(contentsOf: url)
     }
 
+    /// A new store at `url` of `model`, filled by `FuzzModel.populate`, as one file's bytes.
+    public static func populatedStore(at url: URL, model: ManagedObjectModel) throws -> Data {
+        try removeStore(at: url)
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            try FuzzModel.populate(context)
+            try context.save()
+        }
+        coordinator.remove(store)
+        return try singleFile(url)
+    }
+
     /// A copy in `folder` of the store at `url` (and its `-wal`), checkpointed into one file.
     public static func checkpointedCopy(of url: URL, in folder: URL) throws -> URL {
         let copy = folder.appendingPathComponent(url.lastPathComponent)

@@ -37,20 +37,10 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
     FuzzSeeds.writeIfAsked {
         let seeds = FuzzFixtures.scratch("fuzz-store-file-seeds")
         // A store this project writes, with every attribute kind, and Core Data's sample store.
-        let made = seeds.appendingPathComponent("made.sqlite")
-        try StoreSeeds.removeStore(at: made)
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: fallbackModel)
-        let store = try coordinator.addPersistentStore(type: .sqlite, at: made)
-        let context = ManagedObjectContext(concurrencyType: .privateQueue)
-        context.persistentStoreCoordinator = coordinator
-        try context.performAndWait {
-            try FuzzModel.populate(context)
-            try context.save()
-        }
-        coordinator.remove(store)
+        let made = try StoreSeeds.populatedStore(at: seeds.appendingPathComponent("made.sqlite"), model: fallbackModel)
         let sample = try StoreSeeds.checkpointedCopy(
             of: FuzzFixtures.folder.appendingPathComponent("coredata/SampleModel/SampleModel_V1.sqlite"), in: seeds)
-        return [try StoreSeeds.singleFile(made), try Data(contentsOf: sample)]
+        return [made, try Data(contentsOf: sample)]
     }
     return 0
 }

@@ -13,17 +13,7 @@ let file = folder.appendingPathComponent("store.sqlite")
 /// The store every input's metadata is put into: made once, populated, one file.
 let templateBytes: Data? = {
     do {
-        try StoreSeeds.removeStore(at: template)
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
-        let store = try coordinator.addPersistentStore(type: .sqlite, at: template)
-        let context = ManagedObjectContext(concurrencyType: .privateQueue)
-        context.persistentStoreCoordinator = coordinator
-        try context.performAndWait {
-            try FuzzModel.populate(context)
-            try context.save()
-        }
-        coordinator.remove(store)
-        return try StoreSeeds.singleFile(template)
+        return try StoreSeeds.populatedStore(at: template, model: model)
     } catch {
         FileHandle.standardError.write(Data("cannot make the metadata fuzz store: \(error)\n".utf8))
         return nil
