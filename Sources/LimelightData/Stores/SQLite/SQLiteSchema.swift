@@ -18,13 +18,11 @@ struct SQLiteSchema {
         var columns: [String] = []
         var columnIndex: [String: Int] = [:]
         /// Each stored attribute's and to-one's column, and each to-one's destination-entity
-        /// column, as Core Data names them; empty in a store that shares one column among
-        /// entities declaring the same name (`sharesColumnsByName`).
+        /// column, as Core Data names them. Empty in a table of a store made by an earlier
+        /// version of this framework, which gave every property of one name a single column in
+        /// its tree: such a table is read and written as it is, by names alone.
         var propertyColumns: [ObjectIdentifier: String] = [:]
         var typeColumns: [ObjectIdentifier: String] = [:]
-        /// Stores made by earlier versions of this framework gave every property of one name a
-        /// single column in its tree; such a table is read and written as it is.
-        var sharesColumnsByName = false
 
         mutating func append(_ column: String) {
             guard columnIndex[column] == nil else { return }
@@ -69,8 +67,6 @@ struct SQLiteSchema {
         var table = Table(root: root, name: "Z" + root.name.uppercased())
         if numbered {
             (table.propertyColumns, table.typeColumns) = SQLiteColumnNamer.columns(ofTree: root, numbers: entityNumbers)
-        } else {
-            table.sharesColumnsByName = true
         }
         for entity in root.selfAndDescendants {
             for property in entity.ownProperties {
@@ -229,7 +225,7 @@ struct SQLiteSchema {
             }
             // Properties of one name declared by several entities of the tree have columns of
             // their own (ZPOST, ZPOST1), each indexed; in a table that shares one column among
-            // them (`sharesColumnsByName`) that column is indexed once.
+            // them (a store made by an earlier version) that column is indexed once.
             var indexedColumns: Set<String> = []
             for entity in table.root.selfAndDescendants {
                 for property in entity.ownProperties {

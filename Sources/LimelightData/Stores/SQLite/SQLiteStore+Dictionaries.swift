@@ -194,10 +194,11 @@ extension SQLiteStore {
                 // value; only a model attribute's column can be damaged.
                 guard let entity = attribute.entity, let table = schema.table(for: entity) else { return Self.plainValue(stored) }
                 var named = error
-                named.column = schema.column(for: attribute)
+                let column = schema.column(for: attribute)
+                named.column = column
                 // A dictionary has no object to name: the warning names the row's entity.
                 if named.isUndecodable, (try? acceptUndecodable(named, attribute: attribute, entity: entity, primaryKey: nil)) != nil { return nil }
-                throw damage(table, entity: entity, column: schema.column(for: attribute), reason: error.reason)
+                throw damage(table, entity: entity, column: column, reason: error.reason)
             }
         case .plain(let position):
             return Self.plainValue(SQLiteValue(statement: statement, column: position))
