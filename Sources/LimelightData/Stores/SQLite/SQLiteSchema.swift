@@ -137,10 +137,17 @@ struct SQLiteSchema {
     }
 
     /// The column a to-one keeps its destination's entity number in, before any numbering
-    /// (`Z<n>_<NAME>`), when the destination is part of an inheritance tree; `nil` otherwise.
+    /// (`Z<n>_<NAME>`), when the destination has subentities; `nil` otherwise.
+    ///
+    /// Only a destination with subentities needs it: the object a key points at may then be of
+    /// any of them. A destination that merely has a superentity is known from the model, and
+    /// Core Data's stores have no such column for it (Notes' `ZACCOUNT`…`ZACCOUNT8`, all to
+    /// `ICAccount`, a subentity; Photos' `ZASSET.ZIMPORTSESSION` and `ZCLOUDFEEDASSETSENTRY`).
+    /// Stores made by earlier versions of this framework, which also gave those to-ones the
+    /// column, keep it unused.
     static func typeColumnBase(for relationship: RelationshipDescription, numbers: [ObjectIdentifier: Int]) -> String? {
         guard !relationship.isToMany, let destination = relationship.destinationEntity,
-              !destination.subentities.isEmpty || destination.superentity != nil else { return nil }
+              !destination.subentities.isEmpty else { return nil }
         let number = numbers[ObjectIdentifier(destination)] ?? destination.entityNumber
         return "Z\(number)_" + relationship.name.uppercased()
     }
