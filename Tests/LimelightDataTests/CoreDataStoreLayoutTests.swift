@@ -137,6 +137,43 @@ import Testing
                 == ["Groceries|1|1|7"])
     }
 
+    /// Shaped like Photos.sqlite's keywords and assets: an indexed attribute, a fetch index, a
+    /// uniqueness constraint and compound indexes, named as Photos' store names them
+    /// (`Z_Keyword_title`, `Z_Keyword_byTitleIndex`, `Z_Keyword_UNIQUE_title`,
+    /// `Z_Asset_compoundIndex2`), every column with its collation and order.
+    @Test func indexesAreNamedAsPhotosStoreNamesThem() throws {
+        let title = AttributeDescription(name: "title", type: .string)
+        title.isIndexed = true
+        let keyword = EntityDescription(name: "Keyword", properties: [title])
+        keyword.fetchIndexes = [FetchIndexDescription(name: "byTitleIndex", elements: [(property: "title", ascending: true)])]
+        keyword.uniquenessConstraints = [["title"]]
+        let asset = EntityDescription(name: "Asset", properties: [
+            AttributeDescription(name: "directory", type: .string), AttributeDescription(name: "filename", type: .string),
+            AttributeDescription(name: "dateCreated", type: .date), AttributeDescription(name: "favorite", type: .boolean),
+            RelationshipDescription(name: "additionalAttributes", destination: "AdditionalAssetAttributes", inverse: "asset"),
+        ])
+        asset.compoundIndexes = [["dateCreated", "favorite"], ["favorite", "dateCreated"], ["directory", "filename"]]
+        asset.fetchIndexes = [FetchIndexDescription(name: "byDateCreatedIndex", elements: [(property: "dateCreated", ascending: false)])]
+        let attributes = EntityDescription(name: "AdditionalAssetAttributes", properties: [
+            RelationshipDescription(name: "asset", destination: "Asset", inverse: "additionalAttributes"),
+        ])
+        let folder = try TemporaryFolder()
+        let url = folder.file("Photos.sqlite")
+        _ = try TestStack.context(model: ManagedObjectModel(entities: [keyword, asset, attributes]), at: url)
+        let indexes = try sqliteQuery(url, "SELECT sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+        #expect(indexes == [
+            "CREATE INDEX ZADDITIONALASSETATTRIBUTES_ZASSET_INDEX ON ZADDITIONALASSETATTRIBUTES (ZASSET)",
+            "CREATE INDEX ZASSET_ZADDITIONALATTRIBUTES_INDEX ON ZASSET (ZADDITIONALATTRIBUTES)",
+            "CREATE INDEX Z_Asset_byDateCreatedIndex ON ZASSET (ZDATECREATED COLLATE BINARY DESC)",
+            "CREATE INDEX Z_Asset_compoundIndex ON ZASSET (ZDATECREATED COLLATE BINARY ASC, ZFAVORITE COLLATE BINARY ASC)",
+            "CREATE INDEX Z_Asset_compoundIndex1 ON ZASSET (ZFAVORITE COLLATE BINARY ASC, ZDATECREATED COLLATE BINARY ASC)",
+            "CREATE INDEX Z_Asset_compoundIndex2 ON ZASSET (ZDIRECTORY COLLATE BINARY ASC, ZFILENAME COLLATE BINARY ASC)",
+            "CREATE UNIQUE INDEX Z_Keyword_UNIQUE_title ON ZKEYWORD (ZTITLE COLLATE BINARY ASC)",
+            "CREATE INDEX Z_Keyword_byTitleIndex ON ZKEYWORD (ZTITLE COLLATE BINARY ASC)",
+            "CREATE INDEX Z_Keyword_title ON ZKEYWORD (ZTITLE COLLATE BINARY ASC)",
+        ])
+    }
+
     /// Shaped like Photos' albums and assets: a many-to-many, ordered on the album's side, kept
     /// in `Z_<album>ASSETS` with the album's key in `Z_<album>ALBUMS`, the asset's in
     /// `Z_<asset>ASSETS`, its position in `Z_FOK_<asset>ASSETS`, and the index Photos' store has
