@@ -137,10 +137,17 @@ struct SQLiteSchema {
     }
 
     /// The column a to-one keeps its destination's entity number in, before any numbering
-    /// (`Z<n>_<NAME>`), when the destination is part of an inheritance tree; `nil` otherwise.
+    /// (`Z<n>_<NAME>`), when the destination has subentities; `nil` otherwise.
+    ///
+    /// Only a destination with subentities needs it: the object a key points at may then be of
+    /// any of them. A destination that merely has a superentity is known from the model, and
+    /// Core Data's stores have no such column for it (Notes' `ZACCOUNT`…`ZACCOUNT8`, all to
+    /// `ICAccount`, a subentity; Photos' `ZASSET.ZIMPORTSESSION` and `ZCLOUDFEEDASSETSENTRY`).
+    /// Stores made by earlier versions of this framework, which also gave those to-ones the
+    /// column, keep it unused.
     static func typeColumnBase(for relationship: RelationshipDescription, numbers: [ObjectIdentifier: Int]) -> String? {
         guard !relationship.isToMany, let destination = relationship.destinationEntity,
-              !destination.subentities.isEmpty || destination.superentity != nil else { return nil }
+              !destination.subentities.isEmpty else { return nil }
         let number = numbers[ObjectIdentifier(destination)] ?? destination.entityNumber
         return "Z\(number)_" + relationship.name.uppercased()
     }
@@ -220,52 +227,7 @@ struct SQLiteSchema {
             }
             for column in orderColumns(inTable: table.name) { definitions.append("\(column) INTEGER") }
             sql.append("CREATE TABLE \(table.name) ( \(definitions.joined(separator: ", ")) )")
-            if !table.root.subentities.isEmpty {
-                sql.append("CREATE INDEX \(table.name)_Z_ENT_INDEX ON \(table.name) (Z_ENT)")
-            }
-            // Properties of one name declared by several entities of the tree have columns of
-            // their own (ZPOST, ZPOST1), each indexed; in a table that shares one column among
-            // them (a store made by an earlier version) that column is indexed once.
-            var indexedColumns: Set<String> = []
-            for entity in table.root.selfAndDescendants {
-                for property in entity.ownProperties {
-                    if let relationship = property as? RelationshipDescription, Self.isStoredInRow(relationship) {
-                        let column = self.column(for: relationship)
-                        if indexedColumns.insert(column).inserted {
-                            sql.append("CREATE INDEX \(table.name)_\(column)_INDEX ON \(table.name) (\(column))")
-                        }
-                    } else if property.isIndexed, Self.isStoredInRow(property), !(property is CompositeAttributeDescription) {
-                        // A composite's elements are indexed through fetch indexes naming them
-                        // (`magnitude.richter`); the attribute itself has no column to index.
-                        let column = self.column(for: property)
-                        if indexedColumns.insert(column).inserted {
-                            sql.append("CREATE INDEX \(table.name)_\(column)_INDEX ON \(table.name) (\(column))")
-                        }
-                    }
-                }
-                for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
-                    let columns = constraint.map { column(forKeyPath: $0, of: entity) + " COLLATE BINARY ASC" }.joined(separator: ", ")
-                    sql.append("CREATE UNIQUE INDEX Z_\(entity.name)_UNIQUE_\(constraint.joined(separator: "_")) ON \(table.name) (\(columns))")
-                }
-                for index in entity.compoundIndexes where !index.isEmpty
-                    && index.allSatisfy({ table.columnIndex[column(forKeyPath: $0, of: entity)] != nil }) {
-                    // Core Data indexes these as it does fetch indexes; the name it gives them is
-                    // not documented and no store with one was at hand, so it follows the
-                    // uniqueness constraints' (`Z_<Entity>_UNIQUE_<a>_<b>`), unverified.
-                    let columns = index.map { column(forKeyPath: $0, of: entity) }.joined(separator: ", ")
-                    sql.append("CREATE INDEX Z_\(entity.name)_COMPOUND_\(index.joined(separator: "_")) ON \(table.name) (\(columns))")
-                }
-                for index in entity.fetchIndexes where !index.elements.isEmpty {
-                    // An element of a composite by its key path (`magnitude.richter`); a whole
-                    // composite as all its element columns.
-                    let columns = index.elements.flatMap { element -> [String] in
-                        let names = (entity.property(named: element.property) as? CompositeAttributeDescription).map { Self.compositeColumns($0).map(\.column) }
-                            ?? [column(forKeyPath: element.property, of: entity)]
-                        return names.map { $0 + (element.ascending ? "" : " DESC") }
-                    }.joined(separator: ", ")
-                    sql.append("CREATE INDEX Z_\(entity.name)_\(index.name) ON \(table.name) (\(columns))")
-                }
-            }
+            sql += indexSQL(for: table)
         }
         for join in joinTables {
             let order = orderColumns(inTable: join.name).map { ", \($0) INTEGER" }.joined()
