@@ -4,7 +4,8 @@ extension ManagedObjectContext {
     /// Writes every change to the stores in one transaction per store; a child's go to its parent.
     ///
     /// Validation runs first; if anything fails, a `ValidationError` lists every failing object and
-    /// key, and neither the store nor the context's pending changes are touched. Conflicts (a race
+    /// key (or, when the one failure is an error an app's validation method threw, that error is
+    /// thrown itself, as in Core Data), and neither the store nor the context's pending changes are touched. Conflicts (a race
     /// lost to another writer, uniqueness constraints) go to `mergePolicy`'s `resolve` methods; with
     /// `.error`, the default, the save throws `PersistenceError.conflict` (or `.constraintConflict`)
     /// naming the objects, and so does any error a policy throws, with nothing written.
@@ -37,7 +38,7 @@ extension ManagedObjectContext {
             failures += Validation.deleteFailures(of: object)
             failures += hookFailures(object) { try $0.validateForDelete() }
         }
-        guard failures.isEmpty else { throw ValidationError(failures: failures) }
+        guard failures.isEmpty else { throw ValidationError.thrownBySave(failures) }
         if let parent {
             saveIntoParent(parent)
             advanceQueryGeneration()
@@ -149,12 +150,8 @@ extension ManagedObjectContext {
         do {
             try hook(object)
             return []
-        } catch let failure as ValidationFailure {
-            return [failure]
-        } catch let error as ValidationError {
-            return error.failures
         } catch {
-            return [ValidationFailure(object: object, key: nil, reason: "\(error)")]
+            return ValidationFailure.failures(from: error, object: object, key: nil)
         }
     }
 
