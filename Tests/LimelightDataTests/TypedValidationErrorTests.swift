@@ -136,3 +136,35 @@ final class GiftBundle: ManagedObject {
         #expect(!parent.hasChanges)
     }
 }
+
+/// Fills in its required identifier in `validateForInsert()` before calling `super`, as Core
+/// Data apps do for values they make at the last moment.
+final class Contact: ManagedObject {
+    @Managed var userID: String?
+    @Managed var name: String?
+
+    override func validateForInsert() throws {
+        if userID == nil { userID = "generated-\(name ?? "")" }
+        try super.validateForInsert()
+    }
+}
+
+@Suite struct ValidationHookOrderTests {
+    @Test func aValueAnInsertHookSetsBeforeSuperIsCheckedAndSaved() throws {
+        let contact = EntityDescription(name: "Contact", properties: [
+            AttributeDescription(name: "userID", type: .string, isOptional: false),
+            AttributeDescription(name: "name", type: .string),
+        ])
+        contact.managedObjectClassName = "Contact"
+        ManagedObjectClassRegistry.shared.register(Contact.self, as: "Contact")
+        let model = ManagedObjectModel(entities: [contact])
+        let folder = try TemporaryFolder()
+        let context = try TestStack.context(model: model, at: folder.file("contacts.sqlite"))
+        let made = try #require(try context.insertNewObject(forEntityName: "Contact") as? Contact)
+        made.name = "Ada"
+        try context.save()
+        let reopened = try TestStack.context(model: model, at: folder.file("contacts.sqlite"))
+        let saved = try reopened.fetch(FetchRequest<ManagedObject>(entityName: "Contact"))
+        #expect(saved.map { $0.value(forKey: "userID") as? String } == ["generated-Ada"])
+    }
+}

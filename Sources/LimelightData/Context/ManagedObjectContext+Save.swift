@@ -26,13 +26,16 @@ extension ManagedObjectContext {
         post(.willSave, ContextChanges(inserted: insertedSet, updated: updatedSet, deleted: deletedSet))
 
         var failures = problems + unfulfilledFaults.values.sorted { $0.description < $1.description }
+        // An app's hook runs before the model's rules are checked, as Core Data's `super` call
+        // checks them where the override makes it: a hook that fills in a required value before
+        // calling `super` (a generated identifier, a default) passes.
         for object in insertedSet {
-            failures += Validation.failures(of: object)
             failures += hookFailures(object) { try $0.validateForInsert() }
+            failures += Validation.failures(of: object)
         }
         for object in updatedSet where !object.faultFlag {
-            failures += Validation.failures(of: object)
             failures += hookFailures(object) { try $0.validateForUpdate() }
+            failures += Validation.failures(of: object)
         }
         for object in deletedSet {
             failures += Validation.deleteFailures(of: object)
