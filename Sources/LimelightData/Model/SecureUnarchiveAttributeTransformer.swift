@@ -41,6 +41,9 @@ open class SecureUnarchiveAttributeTransformer: AttributeValueTransformer {
         do {
             _ = try unarchive(data)
             return "\(type(of: self)).transformedValue gave nothing for \(data.count) stored bytes"
+        } catch let error as ValueTransformerRegistry.TransformError {
+            // The error that reports this names the transformer already.
+            return error.reason
         } catch {
             return "\(error)"
         }

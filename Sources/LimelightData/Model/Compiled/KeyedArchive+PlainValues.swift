@@ -52,7 +52,8 @@ extension KeyedArchive {
                   let classFields = objects[Int(classReference.value)] as? [String: Any],
                   let name = classFields["$classname"] as? String else { return nil }
             guard let shape = Self.plainClasses[name] else {
-                guard Self.allReferences(in: fields).allSatisfy(exists) else { return nil }
+                // An app's object refers to `$null` (entry 0) for each nil it encoded.
+                guard Self.allReferences(in: fields).allSatisfy({ $0 < UInt64(objects.count) }) else { return nil }
                 continue
             }
             switch shape {
