@@ -1,15 +1,14 @@
-/// LimelightData: Core Data's programming model for Linux.
-///
-/// Models, managed objects, contexts, a coordinator and an SQLite store in Core Data's on-disk
-/// layout. Names follow Core Data without the `NS` prefix.
-public enum LimelightData {
-    /// The framework version written into store metadata as `NSPersistenceFrameworkVersion`'s
-    /// companion key, so stores made here can be told apart from Core Data's.
-    public static let version = "0.1.0"
+// LimelightData: Core Data's programming model for Linux. Models, managed objects, contexts, a
+// coordinator and an SQLite store in Core Data's on-disk layout; names follow Core Data without
+// the `NS` prefix.
+//
+// No type here may be named `LimelightData`. One of the module's name takes every
+// `LimelightData.X` an application writes to reach past a type of its own (its own
+// `ValidationError`, a `FetchRequest` struct nested in a helper, a `protocol Managed`), and the
+// module's types could then not be named at all.
 
-    /// The `@Managed` property wrapper by its qualified name: `@LimelightData.Managed var name: String?`.
-    /// Generated classes are compiled with an application's own code, where a `protocol Managed`
-    /// (a common Core Data pattern) hides the plain name, so they write this one. As this enum
-    /// shares the module's name, `LimelightData.Managed` is looked up here, hence the alias.
-    public typealias Managed<Value> = LimelightData::Managed<Value>
+/// The framework's version, which stores record in their metadata (`LimelightVersion`) so that
+/// stores made here can be told apart from Core Data's.
+enum FrameworkVersion {
+    static let current = "0.1.0"
 }

@@ -4,7 +4,8 @@ extension ManagedObjectContext {
     /// Writes every change to the stores in one transaction per store; a child's go to its parent.
     ///
     /// Validation runs first; if anything fails, a `ValidationError` lists every failing object and
-    /// key, and neither the store nor the context's pending changes are touched. Conflicts (a race
+    /// key (or, when the one failure is an error an app's validation method threw, that error is
+    /// thrown itself, as in Core Data), and neither the store nor the context's pending changes are touched. Conflicts (a race
     /// lost to another writer, uniqueness constraints) go to `mergePolicy`'s `resolve` methods; with
     /// `.error`, the default, the save throws `PersistenceError.conflict` (or `.constraintConflict`)
     /// naming the objects, and so does any error a policy throws, with nothing written.
@@ -25,19 +26,22 @@ extension ManagedObjectContext {
         post(.willSave, ContextChanges(inserted: insertedSet, updated: updatedSet, deleted: deletedSet))
 
         var failures = problems + unfulfilledFaults.values.sorted { $0.description < $1.description }
+        // An app's hook runs before the model's rules are checked, as Core Data's `super` call
+        // checks them where the override makes it: a hook that fills in a required value before
+        // calling `super` (a generated identifier, a default) passes.
         for object in insertedSet {
-            failures += Validation.failures(of: object)
             failures += hookFailures(object) { try $0.validateForInsert() }
+            failures += Validation.failures(of: object)
         }
         for object in updatedSet where !object.faultFlag {
-            failures += Validation.failures(of: object)
             failures += hookFailures(object) { try $0.validateForUpdate() }
+            failures += Validation.failures(of: object)
         }
         for object in deletedSet {
             failures += Validation.deleteFailures(of: object)
             failures += hookFailures(object) { try $0.validateForDelete() }
         }
-        guard failures.isEmpty else { throw ValidationError(failures: failures) }
+        guard failures.isEmpty else { throw ValidationError.thrownBySave(failures) }
         if let parent {
             saveIntoParent(parent)
             advanceQueryGeneration()
@@ -149,12 +153,8 @@ extension ManagedObjectContext {
         do {
             try hook(object)
             return []
-        } catch let failure as ValidationFailure {
-            return [failure]
-        } catch let error as ValidationError {
-            return error.failures
         } catch {
-            return [ValidationFailure(object: object, key: nil, reason: "\(error)")]
+            return ValidationFailure.failures(from: error, object: object, key: nil)
         }
     }
 

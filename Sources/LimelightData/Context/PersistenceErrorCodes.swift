@@ -77,6 +77,7 @@ extension ValidationError: CustomNSError {
 
     public var errorUserInfo: [String: Any] {
         if failures.count == 1, let failure = failures.first { return failure.errorUserInfo }
-        return [NSLocalizedDescriptionKey: description, Self.detailedErrorsKey: failures.map { $0 as NSError }]
+        // An application's own errors are listed as they were thrown, as Core Data lists them.
+        return [NSLocalizedDescriptionKey: description, Self.detailedErrorsKey: errors.map { $0 as NSError }]
     }
 }

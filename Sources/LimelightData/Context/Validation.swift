@@ -50,10 +50,8 @@ enum Validation {
                 // Attributes hand over their stored value directly; relationships their objects.
                 let value = kind == .attribute ? raw.value : object.relationshipPublicValue(raw, property: property)
                 try object.validateValue(value, forKey: property.name)
-            } catch let failure as ValidationFailure {
-                failures.append(failure)
             } catch {
-                failures.append(ValidationFailure(object: object, key: property.name, reason: "\(error)"))
+                failures += ValidationFailure.failures(from: error, object: object, key: property.name)
             }
         }
         return failures

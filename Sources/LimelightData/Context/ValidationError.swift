@@ -6,6 +6,10 @@ public struct ValidationFailure: Error, CustomStringConvertible, @unchecked Send
     public var entityName: String
     public var key: String?
     public var reason: String
+    /// The error the application's own check threw (a `validateForInsert()`, `validateForUpdate()`,
+    /// `validateForDelete()` or `validateValue(_:forKey:)` override), as it was thrown: `nil` for
+    /// the model's rules. `reason` is its text.
+    public var error: (any Error)?
 
     public init(object: ManagedObject, key: String?, reason: String) {
         self.objectID = object.objectID
@@ -14,17 +18,60 @@ public struct ValidationFailure: Error, CustomStringConvertible, @unchecked Send
         self.reason = reason
     }
 
+    /// A failure carrying an error an application's check threw.
+    public init(object: ManagedObject, key: String?, error: any Error) {
+        self.init(object: object, key: key, reason: "\(error)")
+        self.error = error
+    }
+
     public var description: String {
         "\(entityName)\(key.map { ".\($0)" } ?? "") (\(objectID.map { "\($0)" } ?? "?")): \(reason)"
+    }
+
+    /// The failures an error thrown by one of `object`'s validation methods stands for: a
+    /// `ValidationFailure` or `ValidationError` as they are, Core Data's multiple-errors error
+    /// (code 1560) as each error its `NSDetailedErrors` lists, anything else as one failure
+    /// that keeps the error.
+    static func failures(from error: any Error, object: ManagedObject, key: String?) -> [ValidationFailure] {
+        switch error {
+        case let failure as ValidationFailure: return [failure]
+        case let validation as ValidationError: return validation.failures
+        default:
+            let bridged = error as NSError
+            if bridged.domain == NSCocoaErrorDomain, bridged.code == PersistenceErrorCode.validationMultipleErrors,
+               let detailed = bridged.userInfo[ValidationError.detailedErrorsKey] as? [any Error], !detailed.isEmpty {
+                return detailed.flatMap { failures(from: $0, object: object, key: key) }
+            }
+            return [ValidationFailure(object: object, key: key, error: error)]
+        }
     }
 }
 
 /// Every failure found by one save's validation: the save changed nothing.
+///
+/// A save with one failure that an application's own check threw throws that error itself, as
+/// Core Data does, so `catch` matches it by its type; with several, it throws this, and
+/// `errors` (or `NSDetailedErrors` when bridged to `NSError`) holds each as it was thrown.
 public struct ValidationError: Error, CustomStringConvertible {
     public var failures: [ValidationFailure]
 
+    public init(failures: [ValidationFailure]) {
+        self.failures = failures
+    }
+
+    /// Each failure's error: what the application's check threw, or the failure itself for the
+    /// model's rules.
+    public var errors: [any Error] { failures.map { $0.error ?? $0 } }
+
     public var description: String {
         "validation failed for \(failures.count) value(s):\n" + failures.map { "  - \($0)" }.joined(separator: "\n")
+    }
+
+    /// What a save whose validation found `failures` throws: an application's error itself when
+    /// it is the only one, as in Core Data; this error otherwise.
+    static func thrownBySave(_ failures: [ValidationFailure]) -> any Error {
+        if failures.count == 1, let own = failures[0].error { return own }
+        return ValidationError(failures: failures)
     }
 }
 

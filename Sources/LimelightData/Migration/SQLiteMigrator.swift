@@ -160,7 +160,7 @@ struct SQLiteMigrator {
         plist["NSStoreModelVersionHashesDigest"] = ManagedObjectModel.versionHashesDigest(destination.entityVersionHashesByName)
         plist["NSStoreModelVersionIdentifiers"] = Array(destination.versionIdentifiers).sorted()
         plist["NSStoreModelVersionHashesVersion"] = 3
-        plist["LimelightVersion"] = LimelightData.version
+        plist["LimelightVersion"] = FrameworkVersion.current
         let data = try PropertyListWriter.data(plist, format: .binary)
         try db.run("INSERT INTO main.Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", [.text(uuid), .blob(data)])
     }

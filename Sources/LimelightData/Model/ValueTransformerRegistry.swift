@@ -21,9 +21,43 @@ public final class ValueTransformerRegistry: Sendable {
     private let transformers = Mutex<[String: Transformer]>(
         Dictionary(uniqueKeysWithValues: KeyedArchiveTransformer.names.map { ($0, KeyedArchiveTransformer.transformer) }))
 
+    /// Transformers registered as classes, by name, for `AttributeValueTransformer.transformer(forName:)`.
+    private let classTransformers = Mutex<[String: ClassTransformer]>([:])
+
+    /// A transformer class instance as the registry keeps it. Foundation's transformers are shared
+    /// by every thread without being `Sendable`, and apps' subclasses are written for that: one
+    /// keeps no state a call changes. Requiring `Sendable` would make every ported subclass
+    /// restate it, so the registry takes that on here.
+    private struct ClassTransformer: @unchecked Sendable {
+        let object: AttributeValueTransformer
+    }
+
     public func register(_ transformer: Transformer, forName name: String) {
         transformers.withLock { $0[name] = transformer }
+        classTransformers.withLock { $0[name] = nil }
     }
+
+    /// Registers a transformer written as a class (see `AttributeValueTransformer`); `nil` removes
+    /// the one under `name`, and Core Data's keyed archive names go back to its transformer.
+    func register(_ object: AttributeValueTransformer?, forName name: String) {
+        guard let object else {
+            classTransformers.withLock { $0[name] = nil }
+            transformers.withLock {
+                $0[name] = KeyedArchiveTransformer.names.contains(name) ? KeyedArchiveTransformer.transformer : nil
+            }
+            return
+        }
+        let kept = ClassTransformer(object: object)
+        transformers.withLock {
+            $0[name] = Transformer(encode: { try kept.object.storedBytes(for: $0, name: name) },
+                                   decode: { try kept.object.value(fromStored: $0, name: name) })
+        }
+        classTransformers.withLock { $0[name] = kept }
+    }
+
+    func classTransformer(named name: String) -> AttributeValueTransformer? { classTransformers.withLock { $0[name]?.object } }
+
+    func classTransformerNames() -> [String] { classTransformers.withLock { $0.keys.sorted() } }
 
     /// Registers a transformer that stores a `Codable` type as JSON.
     public func registerCodable<T: Codable & Sendable>(_ type: T.Type, forName name: String) {
@@ -66,6 +100,8 @@ public final class ValueTransformerRegistry: Sendable {
         throw PersistenceError.invalidRequest("\(place): no value transformer registered as '\(attribute.valueTransformerName ?? "")' for \(type(of: value))")
     }
 
+    /// A value a transformer could not encode or decode: `name` is the transformer's, `reason`
+    /// says what and, for a save, which attribute.
     public struct TransformError: Error, CustomStringConvertible {
         public var name: String
         public var reason: String

@@ -235,7 +235,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 "NSStoreModelVersionIdentifiers": Array(model.versionIdentifiers).sorted(),
                 "NSStoreModelVersionHashesVersion": 3,
                 "NSPersistenceFrameworkVersion": 1,
-                "LimelightVersion": LimelightData.version,
+                "LimelightVersion": FrameworkVersion.current,
                 "_NSAutoVacuumLevel": "2",
             ]
             try writeMetadata(db)

@@ -71,7 +71,7 @@ final class XMLStore: AtomicStore, @unchecked Sendable {
         current["NSStoreModelVersionHashesVersion"] = 3
         current["NSStoreModelVersionIdentifiers"] = Array(model.versionIdentifiers).sorted()
         current["NSPersistenceFrameworkVersion"] = current["NSPersistenceFrameworkVersion"] ?? 1
-        current["LimelightVersion"] = LimelightData.version
+        current["LimelightVersion"] = FrameworkVersion.current
         let writer = XMLStoreWriter(store: self, names: try XMLStoreNames(model: model))
         let text = try writer.document(uuid: identifier, version: Self.formatVersion, nextObjectNumber: nextObjectNumber ?? .max,
                                        metadata: current, nodes: cacheNodesInKeyOrder())
