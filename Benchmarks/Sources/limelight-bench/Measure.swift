@@ -1,3 +1,4 @@
+import CSQLiteBench
 import Foundation
 
 /// Samples of one figure: repeated runs (summed up by their median) or many single events
@@ -156,6 +157,14 @@ struct ResourceUsage {
                           voluntarySwitches - before.voluntarySwitches, involuntarySwitches - before.involuntarySwitches,
                           blocksWritten - before.blocksWritten)
         FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    /// Prints the heap block an object takes (the allocator's usable size, which with its 8-byte
+    /// header is what each object costs in fresh pages), once per kind of object.
+    static func reportBlockSize(of object: AnyObject, label: String) {
+        guard reportsUsage else { return }
+        let size = malloc_usable_size(Unmanaged.passUnretained(object).toOpaque())
+        FileHandle.standardError.write(Data("  heap block of \(label): \(size) bytes usable\n".utf8))
     }
 }
 

@@ -33,13 +33,17 @@ struct StoreBench {
     func limelightInsert(_ count: Int, options: [String: any Sendable] = [:]) throws -> Double {
         let url = workspace.root.appendingPathComponent("ll-\(UUID().uuidString).sqlite")
         let context = try Self.context(url, model: Self.model(indexed: !options.isEmpty), options: options)
-        return try seconds {
+        let elapsed = try seconds {
             for row in 0..<count {
                 let object = try context.insertNewObject(forEntityName: "Row")
                 for (column, key) in Self.columns.enumerated() { object.setValue(Int64(row * 10 + column), forKey: key) }
             }
             try context.save()
         }
+        if ResourceUsage.reportsUsage {
+            ResourceUsage.reportBlockSize(of: try context.insertNewObject(forEntityName: "Row"), label: "an inserted ManagedObject")
+        }
+        return elapsed
     }
 
     func rawInsert(_ count: Int) throws -> Double {
@@ -141,6 +145,12 @@ struct StoreBench {
                 }
                 checks.insert(sum)
             })
+            if ResourceUsage.reportsUsage {
+                let request = FetchRequest<ManagedObject>(entityName: "Row")
+                request.fetchLimit = 1
+                request.returnsObjectsAsFaults = false
+                if let first = try typedContext.fetch(request).first { ResourceUsage.reportBlockSize(of: first, label: "a fetched BenchRow") }
+            }
             let fastContext = try Self.context(url, model: Self.model(indexed: false))
             let (dictionaryTime, dictionarySum) = try Self.limelightDictionaries(fastContext)
             dictionaries.append(dictionaryTime)

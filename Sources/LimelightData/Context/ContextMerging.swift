@@ -120,7 +120,7 @@ extension ManagedObjectContext {
             guard let object = registry.object(for: id) else { continue }
             // A fault reads the store when it fires: only a row it kept must go.
             if object.faultFlag {
-                object.cachedRow = nil
+                object.cachedRowValues = nil
             } else {
                 refresh(object, mergeChanges: true)
             }

@@ -48,7 +48,7 @@ extension ManagedObjectContext {
             object.committedValues = row.values
             object.eventValues = nil
             object.storeVersion = row.version
-            object.cachedRow = nil
+            object.cachedRowValues = nil
             object.fetchedResults = [:]
             object.awake(fromSnapshotEvents: .mergePolicy)
             return
@@ -98,7 +98,7 @@ extension ManagedObjectContext {
         object.committedValues = settledCommitted
         object.eventValues = nil
         object.storeVersion = row.version
-        object.cachedRow = nil
+        object.cachedRowValues = nil
         if type == .rollbackMergePolicyType, deletedSet.remove(object) != nil { object.deletedFlag = false }
         // Settled to exactly what the store holds: nothing is left to write for it.
         if !deletedSet.contains(object), object.values.indices.allSatisfy({ StoredValue.same(object.values[$0], object.committedValues?[$0] ?? .null) }) {

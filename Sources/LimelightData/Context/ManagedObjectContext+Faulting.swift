@@ -9,11 +9,11 @@ extension ManagedObjectContext {
     /// next save fails naming it and the store's error.
     func fireFault(_ object: ManagedObject) {
         guard object.faultFlag else { return }
-        if let row = object.cachedRow {
-            object.cachedRow = nil
+        if let values = object.cachedRowValues {
+            object.cachedRowValues = nil
             // With a `stalenessInterval`, a row read too long ago is read again (below).
             if !rowReadTimes.isOn || rowReadTimes.takeIsFresh(object, within: stalenessInterval) {
-                register(row: row)
+                take(StoreRow(id: object.objectID, version: object.storeVersion, values: values), into: object)
                 return
             }
         }
@@ -60,7 +60,7 @@ extension ManagedObjectContext {
         }
         object.faultSiblings = nil
         var batch = [object]
-        let start = object.faultSiblingPosition
+        let start = Int(object.faultSiblingPosition)
         if siblings.ids.indices.contains(start), siblings.ids[start] == object.objectID { siblings.markFired(start) }
         var offset = 1
         while batch.count < siblings.batchSize, offset < siblings.ids.count {
@@ -159,7 +159,7 @@ extension ManagedObjectContext {
         updatedSet.remove(object)
         object.updatedFlag = false
         object.faultFlag = true
-        object.cachedRow = nil
+        object.cachedRowValues = nil
         object.faultSiblings = nil
         object.prefetchedObjects = [:]
         object.values = object.entityLayout.emptyValues

@@ -32,7 +32,7 @@ extension ManagedObjectContext {
     /// The slot of `index` as the store gave it: from the values, or from the cached row of a fault.
     private func storedSlot(_ object: ManagedObject, _ index: Int) -> StoredValue? {
         if !object.faultFlag { return object.values[index] }
-        if let row = object.cachedRow { return row.values[index] }
+        if let values = object.cachedRowValues { return values[index] }
         return nil
     }
 
@@ -45,7 +45,7 @@ extension ManagedObjectContext {
         }
         let missing = Set(targets.values).filter { id in
             guard let registered = registry.object(for: id) else { return true }
-            return registered.faultFlag && registered.cachedRow == nil
+            return registered.faultFlag && registered.cachedRowValues == nil
         }
         let loaded = try load(Array(missing), asFaults: asFaults)
         var reached: [ManagedObject] = []
@@ -82,8 +82,8 @@ extension ManagedObjectContext {
                 owner.prefetchedObjects[relationship.name] = related
                 reached += related
                 let loaded = StoredValue.toMany(.loaded(RelatedIDs(ids)))
-                if owner.faultFlag, owner.cachedRow != nil {
-                    owner.cachedRow?.values[index] = loaded
+                if owner.faultFlag, owner.cachedRowValues != nil {
+                    owner.cachedRowValues?[index] = loaded
                 } else if !owner.faultFlag, case .toMany(.fault) = owner.values[index] {
                     owner.values[index] = loaded
                     if owner.committedValues != nil { owner.committedValues?[index] = loaded }

@@ -277,9 +277,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// `register(row:asFault:refreshing:)` for the object registered under the row's ID, already at hand.
     func take(_ row: StoreRow, into object: ManagedObject, asFault: Bool = false, refreshing: Bool = false) {
         if object.faultFlag && asFault {
-            object.cachedRow = row
+            object.cachedRowValues = row.values
+            object.storeVersion = row.version
         } else if object.faultFlag {
-            object.cachedRow = nil
+            object.cachedRowValues = nil
             object.values = row.values
             object.committedValues = row.values
             object.storeVersion = row.version

@@ -59,13 +59,13 @@ struct ObjectRegistry {
         while entries[slot].mark & Self.occupied != 0 { slot = (slot + 1) & (entries.count - 1) }
         if entries[slot].mark == Self.removedMark { removed -= 1 } else { used += 1 }
         entries[slot] = Entry(mark: mark, object: .passUnretained(object))
-        object.registrySlot = slot
+        object.registrySlot = Self.slotNumber(slot)
         count += 1
     }
 
     /// Takes `object` out, if it is the one registered in the slot it remembers.
     mutating func remove(_ object: ManagedObject) {
-        let slot = object.registrySlot
+        let slot = Int(object.registrySlot)
         guard slot >= 0, slot < entries.count, let entry = entries[slot].object,
               entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() else { return }
         entries[slot] = Entry(mark: Self.removedMark, object: nil)
@@ -96,6 +96,11 @@ struct ObjectRegistry {
         return Int(truncatingIfNeeded: run << 3 | mark & 7)
     }
 
+    /// A slot as an object keeps it, in 32 bits: a table of more slots would take 32 GB for the
+    /// slots alone, so the conversion, which stops the program rather than lose track of an
+    /// object, is never reached in practice.
+    private static func slotNumber(_ slot: Int) -> Int32 { Int32(slot) }
+
     private static func mark(_ id: ManagedObjectID) -> UInt64 {
         occupied | (id.registryHash & ~occupied)
     }
@@ -115,7 +120,7 @@ struct ObjectRegistry {
             var slot = index(entry.mark)
             while entries[slot].mark != Self.empty { slot = (slot + 1) & (capacity - 1) }
             entries[slot] = entry
-            object.takeUnretainedValue().registrySlot = slot
+            object.takeUnretainedValue().registrySlot = Self.slotNumber(slot)
         }
     }
 }

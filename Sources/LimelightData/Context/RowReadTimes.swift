@@ -23,7 +23,7 @@ struct RowReadTimes {
 
     /// Notes that the rows the faults among `objects` carry were read at `time` (`now`).
     mutating func noteRead(of objects: [ManagedObject], at time: UInt64) {
-        for object in objects where object.faultFlag && object.cachedRow != nil { times[ObjectIdentifier(object)] = time }
+        for object in objects where object.faultFlag && object.cachedRowValues != nil { times[ObjectIdentifier(object)] = time }
     }
 
     /// Whether the row `object` carries is at most `interval` seconds old; forgets its time.

@@ -321,13 +321,13 @@ final class FaultSiblings {
 
     /// Whether `object` is a fault that needs a query to fire and belongs to no group yet.
     static func canAdopt(_ object: ManagedObject) -> Bool {
-        object.faultFlag && object.cachedRow == nil && object.faultSiblings == nil
+        object.faultFlag && object.cachedRowValues == nil && object.faultSiblings == nil
     }
 
     /// Makes `object`, which stands at `position` in `ids`, one of the group. The object keeps its
     /// position, so firing it finds its place without a table of all positions.
     func adopt(_ object: ManagedObject, at position: Int) {
-        guard Self.canAdopt(object) else { return }
+        guard Self.canAdopt(object), let position = Int32(exactly: position) else { return }
         object.faultSiblings = self
         object.faultSiblingPosition = position
     }

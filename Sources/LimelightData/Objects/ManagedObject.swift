@@ -11,6 +11,25 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The entity's layout, kept as a constant for key-value access.
     @usableFromInline final let entityLayout: EntityLayout
     @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
+
+    // The flags follow the ID on purpose: an ID is 25 bytes (its entity, its store and a 9-byte
+    // key), and Swift lays the one-byte fields after it into the 7 bytes that round it up to 32.
+    // Declared anywhere else they cost a word of their own (an object was 216 bytes, now 136).
+
+    @usableFromInline @exclusivity(unchecked) final var faultFlag = false
+    @exclusivity(unchecked) var insertedFlag = false
+    @exclusivity(unchecked) var deletedFlag = false
+    @exclusivity(unchecked) var updatedFlag = false
+    /// A fault whose row was gone from its store when it fired (`shouldDeleteInaccessibleFaults`):
+    /// it reads as deleted, with empty values, and no save touches it.
+    @exclusivity(unchecked) var inaccessibleFlag = false
+    /// A new object whose insertion observers have heard of: its later changes are reported as
+    /// updates (Core Data's objects-did-change does the same), where earlier ones are part of
+    /// the insertion.
+    @exclusivity(unchecked) var insertionAnnounced = false
+    /// The seventh byte: flags set only in some uses (`announcedToStore`, `isUnderValidation`).
+    @exclusivity(unchecked) var occasionalFlags: OccasionalFlags = []
+
     /// The context the object is registered in; `nil` after it was deleted and saved, or reset,
     /// and once the context is gone.
     public internal(set) var managedObjectContext: ManagedObjectContext? {
@@ -34,46 +53,24 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Taken at the end of each event in which the object changed: sharing the array costs a
     /// reference, and nothing is done for an object as it changes.
     @exclusivity(unchecked) var eventValues: [StoredValue]?
-    /// The row's `Z_OPT` when it was read: the optimistic-locking version.
+    /// The row's `Z_OPT` when it was read: the optimistic-locking version. For a fault with a
+    /// cached row, that row's.
     @exclusivity(unchecked) var storeVersion: Int64 = 0
-    @usableFromInline @exclusivity(unchecked) final var faultFlag = false
-    /// Row data fetched with the object but not yet turned into values (Core Data's row cache):
-    /// the object stays a fault until touched, and firing it then needs no query.
-    @exclusivity(unchecked) var cachedRow: StoreRow?
+    /// The values of the row fetched with the object but not yet made its values (Core Data's row
+    /// cache), its version in `storeVersion`: the object stays a fault until touched, and firing
+    /// it then needs no query. The row's ID is the object's own, so it is not kept twice.
+    @exclusivity(unchecked) var cachedRowValues: [StoredValue]?
     /// For a fault reached through a to-many relationship: the objects of that relationship, so
     /// touching one fires them together (batch faulting) instead of one query per object.
     @exclusivity(unchecked) var faultSiblings: FaultSiblings?
-    /// Where the object stands in `faultSiblings.ids`.
-    @exclusivity(unchecked) var faultSiblingPosition = 0
-    /// Fetched properties' last results by property index, kept until the object is refreshed
-    /// (Core Data's behaviour); apart from `values`, so saves never see them.
-    var fetchedResults: [Int: [ManagedObject]] = [:]
-    /// Objects a fetch prefetched through this one's relationships, by relationship name (the
-    /// latest fetch replaces what an earlier one left), kept alive with it so that
-    /// following the relationship needs no query (the context holds unchanged objects weakly).
-    var prefetchedObjects: [String: [ManagedObject]] = [:]
+    /// Where the object stands in `faultSiblings.ids` (a group of more than `Int32.max` objects
+    /// adopts none past that).
+    @exclusivity(unchecked) var faultSiblingPosition: Int32 = 0
     /// Where the context's registry keeps the object (`ObjectRegistry`); -1 when it is in none.
-    @exclusivity(unchecked) var registrySlot = -1
-    @exclusivity(unchecked) var insertedFlag = false
-    @exclusivity(unchecked) var deletedFlag = false
-    @exclusivity(unchecked) var updatedFlag = false
-    /// A fault whose row was gone from its store when it fired (`shouldDeleteInaccessibleFaults`):
-    /// it reads as deleted, with empty values, and no save touches it.
-    @exclusivity(unchecked) var inaccessibleFlag = false
-    /// A new object whose insertion observers have heard of: its later changes are reported as
-    /// updates (Core Data's objects-did-change does the same), where earlier ones are part of
-    /// the insertion.
-    @exclusivity(unchecked) var insertionAnnounced = false
-    /// Whether the object's incremental store was told that its context holds it
-    /// (`managedObjectContextDidRegisterObjects(with:)`), and so must be told when it lets go.
-    @exclusivity(unchecked) var announcedToStore = false
-    /// While the framework checks the model's rules on the object and calls its validation hooks
-    /// (a save, or `validateForInsert()`): `ManagedObject`'s own hooks then leave the rules to it.
-    /// A flag of the object's, read for every value: the hooks are called for each of them.
-    @exclusivity(unchecked) var isUnderValidation = false
-    /// The observations watching the object's values (`observe(_:options:changeHandler:)`);
-    /// `nil` while there are none, so a change to an object nobody observes costs a check of it.
-    @exclusivity(unchecked) var keyValueObservers: ObjectObservers?
+    @exclusivity(unchecked) var registrySlot: Int32 = -1
+    /// What few objects have (fetched properties' results, prefetched objects, key-value
+    /// observers), in one object of its own made on first use: `nil` for the rest.
+    @exclusivity(unchecked) var rareState: ManagedObjectRareState?
 
     /// Creates an object of `entity`, inserted into `context` when one is given.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
