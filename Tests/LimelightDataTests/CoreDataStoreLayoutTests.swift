@@ -167,6 +167,32 @@ import Testing
         #expect(try Data(contentsOf: url) == before)
     }
 
+    /// A new table lists its columns as Core Data's do (Notes' `ZICCLOUDSYNCINGOBJECT`,
+    /// Photos' `ZASSET`): by kind (integers and to-one keys, dates and floating point, strings,
+    /// transformables, binary), within a kind entity by entity, each entity's attributes by
+    /// name before its to-ones by name.
+    @Test func aNewTableListsItsColumnsInCoreDataOrder() throws {
+        let notes = AttributeDescription(name: "notes", type: .transformable)
+        let model = ManagedObjectModel(entities: [
+            EntityDescription(name: "Item", properties: [
+                AttributeDescription(name: "name", type: .string), AttributeDescription(name: "count", type: .integer16),
+                AttributeDescription(name: "cover", type: .binaryData), RelationshipDescription(name: "shelf", destination: "Shelf"),
+                AttributeDescription(name: "added", type: .date),
+            ]),
+            EntityDescription(name: "Book", properties: [
+                RelationshipDescription(name: "author", destination: "Person"), AttributeDescription(name: "title", type: .string),
+                notes, AttributeDescription(name: "weight", type: .double), AttributeDescription(name: "pages", type: .integer32),
+            ], parent: "Item"),
+            EntityDescription(name: "Person", properties: [AttributeDescription(name: "name", type: .string)]),
+            EntityDescription(name: "Shelf", properties: [AttributeDescription(name: "label", type: .string)]),
+        ])
+        let folder = try TemporaryFolder()
+        let url = folder.file("library.sqlite")
+        _ = try TestStack.context(model: model, at: url)
+        #expect(try sqliteQuery(url, "SELECT group_concat(name, ' ') FROM pragma_table_info('ZITEM')")
+                == ["Z_PK Z_ENT Z_OPT ZCOUNT ZSHELF ZPAGES ZAUTHOR ZADDED ZWEIGHT ZNAME ZTITLE ZNOTES ZCOVER"])
+    }
+
     /// Shaped like Photos.sqlite's keywords and assets: an indexed attribute, a fetch index, a
     /// uniqueness constraint and compound indexes, named as Photos' store names them
     /// (`Z_Keyword_title`, `Z_Keyword_byTitleIndex`, `Z_Keyword_UNIQUE_title`,
