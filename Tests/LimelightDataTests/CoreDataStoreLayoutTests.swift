@@ -137,6 +137,62 @@ import Testing
                 == ["Groceries|1|1|7"])
     }
 
+    /// A to-one into an entity with subentities keeps, beside the key, the entity of the object
+    /// it points at (`Z2_VEHICLE`), which Core Data always makes and every fetch reads. A store
+    /// without it used to open and then fail every fetch of the table ("no such column"); it is
+    /// refused when it opens, naming the table and the column, and the file is left as it was.
+    @Test func aStoreLackingADestinationEntityColumnIsRefusedNamingIt() throws {
+        func model() -> ManagedObjectModel {
+            ManagedObjectModel(entities: [
+                EntityDescription(name: "Vehicle", properties: [AttributeDescription(name: "plate", type: .string)]),
+                EntityDescription(name: "Car", properties: [AttributeDescription(name: "doors", type: .integer16)], parent: "Vehicle"),
+                EntityDescription(name: "Person", properties: [
+                    AttributeDescription(name: "name", type: .string), RelationshipDescription(name: "vehicle", destination: "Vehicle"),
+                ]),
+            ])
+        }
+        let folder = try TemporaryFolder()
+        let url = folder.file("garage.sqlite")
+        let context = try TestStack.context(model: model(), at: url)
+        try context.performAndWait {
+            let ada = try context.insertNewObject(forEntityName: "Person")
+            ada.setValue(try context.insertNewObject(forEntityName: "Car"), forKey: "vehicle")
+            try context.save()
+        }
+        #expect(try sqliteQuery(url, "SELECT ZVEHICLE IS NOT NULL, Z2_VEHICLE FROM ZPERSON") == ["1|3"])
+        try SiblingPropertyColumnTests.sqlite(url, "ALTER TABLE ZPERSON DROP COLUMN Z2_VEHICLE")
+        let before = try Data(contentsOf: url)
+        let error = #expect(throws: PersistenceError.self) { _ = try TestStack.context(model: model(), at: url) }
+        #expect(error.map { "\($0)" }?.contains("table ZPERSON has no column Z2_VEHICLE") == true)
+        #expect(try Data(contentsOf: url) == before)
+    }
+
+    /// A new table lists its columns as Core Data's do (Notes' `ZICCLOUDSYNCINGOBJECT`,
+    /// Photos' `ZASSET`): by kind (integers and to-one keys, dates and floating point, strings,
+    /// transformables, binary), within a kind entity by entity, each entity's attributes by
+    /// name before its to-ones by name.
+    @Test func aNewTableListsItsColumnsInCoreDataOrder() throws {
+        let notes = AttributeDescription(name: "notes", type: .transformable)
+        let model = ManagedObjectModel(entities: [
+            EntityDescription(name: "Item", properties: [
+                AttributeDescription(name: "name", type: .string), AttributeDescription(name: "count", type: .integer16),
+                AttributeDescription(name: "cover", type: .binaryData), RelationshipDescription(name: "shelf", destination: "Shelf"),
+                AttributeDescription(name: "added", type: .date),
+            ]),
+            EntityDescription(name: "Book", properties: [
+                RelationshipDescription(name: "author", destination: "Person"), AttributeDescription(name: "title", type: .string),
+                notes, AttributeDescription(name: "weight", type: .double), AttributeDescription(name: "pages", type: .integer32),
+            ], parent: "Item"),
+            EntityDescription(name: "Person", properties: [AttributeDescription(name: "name", type: .string)]),
+            EntityDescription(name: "Shelf", properties: [AttributeDescription(name: "label", type: .string)]),
+        ])
+        let folder = try TemporaryFolder()
+        let url = folder.file("library.sqlite")
+        _ = try TestStack.context(model: model, at: url)
+        #expect(try sqliteQuery(url, "SELECT group_concat(name, ' ') FROM pragma_table_info('ZITEM')")
+                == ["Z_PK Z_ENT Z_OPT ZCOUNT ZSHELF ZPAGES ZAUTHOR ZADDED ZWEIGHT ZNAME ZTITLE ZNOTES ZCOVER"])
+    }
+
     /// Shaped like Photos.sqlite's keywords and assets: an indexed attribute, a fetch index, a
     /// uniqueness constraint and compound indexes, named as Photos' store names them
     /// (`Z_Keyword_title`, `Z_Keyword_byTitleIndex`, `Z_Keyword_UNIQUE_title`,

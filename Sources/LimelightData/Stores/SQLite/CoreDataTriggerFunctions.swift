@@ -12,6 +12,11 @@ import Foundation
 /// saved. Here they do nothing: a context reads the derived values when it next fetches or
 /// refreshes the objects. The value functions (`NSCoreDataToUpper`, `NSCoreDataToLower`,
 /// `NSCoreDataCanonical`, `NSCoreDataNow`) compute what the same derivation computes in memory.
+///
+/// Core Data registers these and `NSCoreDataDATriggerMergeableString` on every connection; its
+/// other functions (`NSCoreDataLike`, `NSCoreDataMatches`, `NSCoreDataStringSearch`, …) serve
+/// its queries, and the history functions (`NSPersistentHistoryBatchDeleteUpdateTrigger…`) only
+/// temporary triggers of its batch deletions, so no trigger kept in a store calls them.
 enum CoreDataTriggerFunctions {
     static let names = [
         "NSCoreDataTriggerUpdateAffectedObjectValue",
@@ -51,6 +56,21 @@ enum CoreDataTriggerFunctions {
             }, nil, nil, nil)
             guard rc == SQLITE_OK else { throw connection.error("registering \(function.name)") }
         }
+        // Core Data's trigger for a derived attribute over an attribute kept in mergeable storage
+        // calls this with (table, Z_ENT, Z_PK, attribute, stored value) to get the plain string.
+        // That storage's format is Core Data's own and not read here: a row without a value
+        // derives none, as Core Data's does; one with a value fails its statement, naming the
+        // table and attribute, so the save writes nothing rather than a wrong derived value.
+        let mergeable = sqlite3_create_function_v2(db, "NSCoreDataDATriggerMergeableString", 5, SQLITE_UTF8, nil, { context, _, args in
+            guard let args else { return sqlite3_result_null(context) }
+            if sqlite3_value_type(args[4]) == SQLITE_NULL { return sqlite3_result_null(context) }
+            let table = sqlite3_value_text(args[0]).map { String(cString: $0) } ?? "?"
+            let attribute = sqlite3_value_text(args[3]).map { String(cString: $0) } ?? "?"
+            let message = "NSCoreDataDATriggerMergeableString: \(table).\(attribute) is kept in Core Data's mergeable string storage, "
+                + "which this framework cannot read, so the derived attribute over it cannot be computed"
+            sqlite3_result_error(context, message, -1)
+        }, nil, nil, nil)
+        guard mergeable == SQLITE_OK else { throw connection.error("registering NSCoreDataDATriggerMergeableString") }
         // Core Data's clock for `now()` in its triggers: seconds since 2001-01-01, as dates are stored.
         let rc = sqlite3_create_function_v2(db, "NSCoreDataNow", 0, SQLITE_UTF8, nil, { context, _, _ in
             sqlite3_result_double(context, Date().timeIntervalSinceReferenceDate)

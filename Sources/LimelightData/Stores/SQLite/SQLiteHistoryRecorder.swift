@@ -34,6 +34,11 @@ final class SQLiteHistoryRecorder: SQLiteSaveParticipant {
                 for index in 0..<tombstones where !columns.contains("ZTOMBSTONE\(index)") {
                     try db.execute("ALTER TABLE \(SQLiteHistoryLayout.changeTable) ADD COLUMN ZTOMBSTONE\(index) BLOB")
                 }
+                // History made before the interned strings: every transaction written now needs them.
+                let upgrade = SQLiteHistoryLayout.upgradeSQL(
+                    transactionColumns: try SQLiteSchemaCheck.columns(of: SQLiteHistoryLayout.transactionTable, connection: db),
+                    hasStringTable: !(try SQLiteSchemaCheck.columns(of: SQLiteHistoryLayout.stringTable, connection: db)).isEmpty)
+                for statement in upgrade { try db.execute(statement) }
             }
             try db.execute("COMMIT")
         } catch {

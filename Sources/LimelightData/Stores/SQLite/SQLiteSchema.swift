@@ -86,7 +86,7 @@ struct SQLiteSchema {
 
     /// A property's columns in `table`: its value's (or a composite's elements'), and a to-one's
     /// destination-entity column.
-    private func columnNames(of property: PropertyDescription, in table: Table) -> [String] {
+    func columnNames(of property: PropertyDescription, in table: Table) -> [String] {
         guard Self.isStoredInRow(property) else { return [] }
         if let composite = property as? CompositeAttributeDescription { return Self.compositeColumns(composite).map(\.column) }
         let key = ObjectIdentifier(property)
@@ -221,11 +221,7 @@ struct SQLiteSchema {
             "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)",
         ]
         for table in tables.values.sorted(by: { $0.name < $1.name }) {
-            var definitions = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
-            for column in table.columns {
-                definitions.append("\(column) \(columnType(column, in: table))")
-            }
-            for column in orderColumns(inTable: table.name) { definitions.append("\(column) INTEGER") }
+            let definitions = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"] + columnDefinitionsInCoreDataOrder(of: table)
             sql.append("CREATE TABLE \(table.name) ( \(definitions.joined(separator: ", ")) )")
             sql += indexSQL(for: table)
         }
@@ -237,7 +233,7 @@ struct SQLiteSchema {
         return sql
     }
 
-    private func columnType(_ column: String, in table: Table) -> String {
+    func columnType(_ column: String, in table: Table) -> String {
         for entity in table.root.selfAndDescendants {
             for property in entity.ownProperties {
                 if let composite = property as? CompositeAttributeDescription {

@@ -70,8 +70,13 @@ enum SQLiteSchemaCheck {
                 continue
             }
             for column in table.columns where !existing.contains(column) {
-                // The destination-entity column of a to-one is optional: older layouts omit it.
-                if column.range(of: #"^Z\d+_"#, options: .regularExpression) != nil { continue }
+                // A destination-entity column is made only for a to-one whose destination has
+                // subentities, and Core Data always makes it then: it is the one place that says
+                // which entity the object pointed at is, and every fetch of the table reads it.
+                if column.range(of: #"^Z\d+_"#, options: .regularExpression) != nil {
+                    differences.append("table \(table.name) has no column \(column), the entity of the object a to-one into an entity with subentities points at")
+                    continue
+                }
                 differences.append("table \(table.name) has no column \(column)")
             }
             if try !hasIntegerKey(table.name, connection: connection) {

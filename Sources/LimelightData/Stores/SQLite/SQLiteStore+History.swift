@@ -27,13 +27,19 @@ extension SQLiteStore {
         let db = try db()
         let (condition, value) = condition(bound)
         var rows: [(number: Int64, timestamp: Double, names: [String?])] = []
-        // Each name is read from the interned strings, else from its plain column.
-        let names = ["AUTHOR", "CONTEXTNAME", "BUNDLEID", "PROCESSID"].enumerated().map { index, name in
-            "coalesce(s\(index).ZNAME, t.Z\(name))"
-        }.joined(separator: ", ")
-        let joins = ["AUTHOR", "CONTEXTNAME", "BUNDLEID", "PROCESSID"].enumerated().map { index, name in
-            "LEFT JOIN \(SQLiteHistoryLayout.stringTable) s\(index) ON s\(index).Z_PK = t.Z\(name)TS"
-        }.joined(separator: " ")
+        // Each name is read from the interned strings, else from its plain column. History made
+        // before the strings were interned has neither the keys nor their table (a read-only
+        // store keeps that layout; a writable one is brought up to date when it opens).
+        let columns = try SQLiteSchemaCheck.columns(of: SQLiteHistoryLayout.transactionTable, connection: db)
+        let interned = !(try SQLiteSchemaCheck.columns(of: SQLiteHistoryLayout.stringTable, connection: db)).isEmpty
+        let fields = ["AUTHOR", "CONTEXTNAME", "BUNDLEID", "PROCESSID"].enumerated().map { index, name in
+            let plain = columns.contains("Z\(name)") ? "t.Z\(name)" : "NULL"
+            guard interned, columns.contains("Z\(name)TS") else { return (value: plain, join: "") }
+            return (value: "coalesce(s\(index).ZNAME, \(plain))",
+                    join: " LEFT JOIN \(SQLiteHistoryLayout.stringTable) s\(index) ON s\(index).Z_PK = t.Z\(name)TS")
+        }
+        let names = fields.map(\.value).joined(separator: ", ")
+        let joins = fields.map(\.join).joined()
         try db.query("SELECT t.Z_PK, t.ZTIMESTAMP, \(names) FROM \(SQLiteHistoryLayout.transactionTable) t \(joins) WHERE \(condition) ORDER BY t.Z_PK",
                      [value], cached: false) { row in
             let texts = (2..<6).map { column in sqlite3_column_text(row, Int32(column)).map { String(cString: $0) } }
