@@ -48,8 +48,8 @@ struct SearchProviderCommand: ParsableCommand {
         if pthread_sigmask(SIG_UNBLOCK, &ending, nil) != 0 { logger.warning("cannot unblock SIGTERM; stop the provider with SIGKILL") }
         let searcher = ResultSearcher(indexPath: index ?? ExternalRecordsRegistryPaths.defaultIndexPath, limit: limit, logger: logger)
         let service = SearchProviderService(searcher: searcher, logger: logger)
-        let connection = try BusConnection()
-        // The trampolines' target lives as long as the process, which the connection does not outlive.
+        // The trampolines' target, which the connection's vtables point at: freed once the
+        // connection is closed, when `serve` has returned.
         let target = UnsafeMutablePointer<sp_target>.allocate(capacity: 1)
         target.initialize(to: sp_target(
             handler: { context, method, message, error in
@@ -58,6 +58,18 @@ struct SearchProviderCommand: ParsableCommand {
                 return service.handle(method, message: message, replyError: error)
             },
             context: Unmanaged.passRetained(service).toOpaque()))
+        defer {
+            if let context = target.pointee.context { Unmanaged<SearchProviderService>.fromOpaque(context).release() }
+            target.deinitialize(count: 1)
+            target.deallocate()
+        }
+        try serve(service, through: target, logger: logger)
+    }
+
+    /// Owns the bus name and answers calls until the provider has been idle long enough or the
+    /// bus goes away; the connection is closed when it returns.
+    private func serve(_ service: SearchProviderService, through target: UnsafeMutablePointer<sp_target>, logger: Logger) throws {
+        let connection = try BusConnection()
         try connection.addGnomeSearchProvider(at: Self.gnomeObjectPath, target: target)
         try connection.addKRunnerRunner(at: Self.krunnerObjectPath, target: target)
         do {

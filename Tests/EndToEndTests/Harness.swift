@@ -42,7 +42,12 @@ final class Harness {
     }
 
     deinit {
-        for daemon in daemons where daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) }
+        // Waited for, not only killed: a daemon still finishing a write or a mkdir when the folder
+        // goes would leave part of it behind.
+        for daemon in daemons where daemon.isRunning {
+            kill(daemon.processIdentifier, SIGKILL)
+            daemon.waitUntilExit()
+        }
         try? FileManager.default.removeItem(at: home)
         try? FileManager.default.removeItem(at: runtime)
     }

@@ -48,6 +48,7 @@ struct SpotlightDelegateTests {
                 description.setOption(folder.file("registry").path, forKey: StoreOption.recordsRegistryDirectory)
             }
             try coordinator.addPersistentStore(type: .sqlite, at: folder.file("notes.sqlite"), options: description.options)
+            folder.closeFirst(coordinator)
             context = ManagedObjectContext(concurrencyType: .privateQueue)
             context.persistentStoreCoordinator = coordinator
         }

@@ -10,7 +10,27 @@ final class TemporaryFolder {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
-    deinit { try? FileManager.default.removeItem(at: url) }
+    /// Coordinators whose stores live here, closed before the folder is removed if they are
+    /// still alive then. Held weakly: a coordinator let go of earlier has closed its stores itself.
+    private var coordinators: [WeakCoordinator] = []
+
+    private struct WeakCoordinator {
+        weak var coordinator: PersistentStoreCoordinator?
+    }
+
+    /// Has the folder close `coordinator`'s stores before removing itself: a store's marker
+    /// writer works on after `save()` returns, and a pass running while the folder is removed
+    /// makes its records folder (and so this one) again. Closing a store waits for its writer.
+    func closeFirst(_ coordinator: PersistentStoreCoordinator) {
+        coordinators.append(WeakCoordinator(coordinator: coordinator))
+    }
+
+    deinit {
+        for coordinator in coordinators.compactMap(\.coordinator) {
+            for store in coordinator.persistentStores { coordinator.remove(store) }
+        }
+        try? FileManager.default.removeItem(at: url)
+    }
 
     func file(_ name: String) -> URL { url.appendingPathComponent(name) }
 }

@@ -63,6 +63,9 @@ extension AtomicStore {
             undo.revert(self)
             throw error
         }
+        // Deleted objects related to each other left the store together; their nodes are kept
+        // until here only for the undo.
+        for node in undo.removed { node.releaseRelatedNodes() }
         return changes.inserted.map(\.id)
     }
 

@@ -33,6 +33,12 @@ open class AtomicStore: PersistentStore, RegistrableStore, @unchecked Sendable {
         super.init(registered: Self.self, coordinator: coordinator, configurationName: configurationName, url: url, options: options)
     }
 
+    /// The nodes of related objects hold each other (a relationship and its inverse): only the
+    /// store breaks those links, so its nodes go with it.
+    deinit {
+        for node in nodesByID.values { node.releaseRelatedNodes() }
+    }
+
     // MARK: What subclasses implement
 
     /// Reads the store's file into cache nodes. Called once, when the store is added; a store

@@ -39,6 +39,15 @@ open class AtomicStoreCacheNode: Hashable, @unchecked Sendable {
         propertyCache = cache
     }
 
+    /// Drops the relationship values, which hold other nodes. A relationship and its inverse
+    /// make two nodes hold each other, so nodes the store lets go of (the store itself going
+    /// away, or the objects deleted by a save) would otherwise keep each other alive for good.
+    func releaseRelatedNodes() {
+        guard var cache = propertyCache else { return }
+        for name in objectID.entity.relationshipsByName.keys { cache[name] = nil }
+        propertyCache = cache
+    }
+
     public static func == (lhs: AtomicStoreCacheNode, rhs: AtomicStoreCacheNode) -> Bool { lhs === rhs }
 
     public func hash(into hasher: inout Hasher) {

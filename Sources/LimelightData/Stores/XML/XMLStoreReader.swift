@@ -56,8 +56,14 @@ struct XMLStoreReader {
             byFileID[fileID] = node
             objects.append((element, node))
         }
-        for (element, node) in objects {
-            node.propertyCache = try values(of: element, entity: node.objectID.entity, nodes: byFileID, dropped: &dropped)
+        do {
+            for (element, node) in objects {
+                node.propertyCache = try values(of: element, entity: node.objectID.entity, nodes: byFileID, dropped: &dropped)
+            }
+        } catch {
+            // The nodes filled so far hold each other, and none of them reaches the store.
+            for (_, node) in objects { node.releaseRelatedNodes() }
+            throw error
         }
         return objects.map(\.node)
     }
