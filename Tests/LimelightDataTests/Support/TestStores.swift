@@ -1,36 +1,10 @@
 import Foundation
 @testable import LimelightData
+import ScratchFolders
 
 /// A fresh temporary folder per test, removed when the value goes away.
-final class TemporaryFolder {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("limelight-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    /// Coordinators whose stores live here, closed before the folder is removed if they are
-    /// still alive then. Held weakly: a coordinator let go of earlier has closed its stores itself.
-    private var coordinators: [WeakCoordinator] = []
-
-    private struct WeakCoordinator {
-        weak var coordinator: PersistentStoreCoordinator?
-    }
-
-    /// Has the folder close `coordinator`'s stores before removing itself: a store's marker
-    /// writer works on after `save()` returns, and a pass running while the folder is removed
-    /// makes its records folder (and so this one) again. Closing a store waits for its writer.
-    func closeFirst(_ coordinator: PersistentStoreCoordinator) {
-        coordinators.append(WeakCoordinator(coordinator: coordinator))
-    }
-
-    deinit {
-        for coordinator in coordinators.compactMap(\.coordinator) {
-            for store in coordinator.persistentStores { coordinator.remove(store) }
-        }
-        try? FileManager.default.removeItem(at: url)
-    }
+final class TemporaryFolder: ScratchFolder {
+    init() throws { try super.init(prefix: "limelight-tests-") }
 
     func file(_ name: String) -> URL { url.appendingPathComponent(name) }
 }

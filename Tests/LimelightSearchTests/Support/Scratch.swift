@@ -1,37 +1,11 @@
 import Foundation
 import LimelightData
 import LimelightSearch
+import ScratchFolders
 
 /// A fresh temporary folder per test, removed when the value goes away.
-final class Scratch {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("limelight-search-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    /// Coordinators whose stores live here, closed before the folder is removed if they are
-    /// still alive then. Held weakly: a coordinator let go of earlier has closed its stores itself.
-    private var coordinators: [WeakCoordinator] = []
-
-    private struct WeakCoordinator {
-        weak var coordinator: PersistentStoreCoordinator?
-    }
-
-    /// Has the folder close `coordinator`'s stores before removing itself: a store's marker
-    /// writer works on after `save()` returns, and a pass running while the folder is removed
-    /// makes its records folder (and so this one) again. Closing a store waits for its writer.
-    func closeFirst(_ coordinator: PersistentStoreCoordinator) {
-        coordinators.append(WeakCoordinator(coordinator: coordinator))
-    }
-
-    deinit {
-        for coordinator in coordinators.compactMap(\.coordinator) {
-            for store in coordinator.persistentStores { coordinator.remove(store) }
-        }
-        try? FileManager.default.removeItem(at: url)
-    }
+final class Scratch: ScratchFolder {
+    init() throws { try super.init(prefix: "limelight-search-tests-") }
 
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
