@@ -175,6 +175,13 @@ struct MigrationContext {
         var modelTables: Set<String> = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
         modelTables.formUnion(oldSchema.tables.values.map(\.name))
         modelTables.formUnion(oldSchema.joinTables.map(\.name))
+        // R-tree fetch indexes are made anew with the new model's tables and filled by their
+        // triggers as rows are copied; an old one the new model dropped goes with it. SQLite's
+        // own tables behind a virtual table are filled through that table, never copied.
+        modelTables.formUnion((oldSchema.rTreeIndexes + newSchema.rTreeIndexes).map { $0.name.uppercased() })
+        try db.query("SELECT name FROM pragma_table_list() WHERE schema = 'old' AND type = 'shadow'", cached: false) { row in
+            if case .text(let name) = SQLiteValue(statement: row, column: 0) { modelTables.insert(name.uppercased()) }
+        }
         for table in tables where !modelTables.contains(table.name.uppercased()) && !table.name.hasPrefix("sqlite_") {
             try db.execute(table.sql)
             for index in indexes[table.name] ?? [] { try db.execute(index) }

@@ -109,7 +109,10 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
             if !isReadOnly { try SQLiteConnectionOptions.runMaintenance(options, on: connection) }
             try Self.registerFunctions(on: connection)
             try CoreDataTriggerFunctions.register(on: connection)
-            if !isReadOnly, hasTables != 0 { try prepareDerivedAttributeTriggers(connection) }
+            if !isReadOnly, hasTables != 0 {
+                try prepareDerivedAttributeTriggers(connection)
+                try prepareRTreeIndexes(connection)
+            }
             for participant in saveParticipants { try participant.storeDidOpen(self) }
         } catch {
             for participant in saveParticipants { participant.storeWillClose(self) }
