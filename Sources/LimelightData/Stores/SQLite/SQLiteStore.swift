@@ -36,6 +36,8 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     /// Marker settings from the options; `nil` when markers are off.
     private(set) var externalRecords: ExternalRecordsConfiguration?
+    /// What the store keeps for CloudKit's mirroring delegate, when it keeps anything; nil otherwise.
+    private(set) var mirroring: CloudKitMirroring?
 
     var path: String { url?.path ?? "" }
     /// What the remote-change check last saw: the connection's `data_version`, the last history
@@ -103,6 +105,9 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 try create(connection)
             } else {
                 try open(connection)
+                // The mirroring delegate's tables are read (and refused when misshapen) before
+                // anything is written.
+                mirroring = try CloudKitMirroring.inspect(connection, path: path)
                 if !isReadOnly { try setUpJournal(connection) }
             }
             if !isReadOnly, try keepsHistory() { saveParticipants.append(SQLiteHistoryRecorder()) }
@@ -140,9 +145,10 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         throw PersistenceError.store(path: path, reason: "an SQLite database but not a Core Data store: it has tables (\(listed)) and no Z_PRIMARYKEY; it was left unchanged")
     }
 
-    /// Whether saves record persistent history: when asked to, or when the store already has it.
+    /// Whether saves record persistent history: when asked to, when the store already has it, or
+    /// when CloudKit mirrors it, whose delegate finds what to export in that history.
     private func keepsHistory() throws -> Bool {
-        try options[StoreOption.persistentHistoryTracking] as? Bool == true || hasHistory()
+        try options[StoreOption.persistentHistoryTracking] as? Bool == true || hasHistory() || mirroring != nil
     }
 
     /// The participant writing persistent history, when the store keeps it.
