@@ -158,3 +158,47 @@ import Testing
         }
     }
 }
+
+/// `indexed:by:` names the R-tree in a predicate, as in Core Data: the store narrows the rows by
+/// the R-tree and the attribute's own comparison decides, so the answer is what the plain
+/// comparison gives, at the R-tree's rounded edges too, and in memory.
+@Suite struct RTreeIndexedPredicateTests {
+    static func fetchNames(_ context: ManagedObjectContext, _ format: String) throws -> [String] {
+        try context.performAndWait {
+            let request = FetchRequest<ManagedObject>(entityName: "Place")
+            request.predicate = try QueryPredicate(format: format)
+            return try context.fetch(request).compactMap { $0.value(forKey: "name") as? String }.sorted()
+        }
+    }
+
+    @Test func indexedByNarrowsByTheRTreeAndAnswersAsThePlainComparison() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("places.sqlite")
+        let context = try TestStack.context(model: try RTreeFetchIndexTests.model(RTreeFetchIndexTests.xml()), at: url)
+        try RTreeFetchIndexTests.insertPlaces(context)
+        try context.performAndWait {
+            // Just past Berlin's latitude, within what a 32-bit float cannot tell apart, and one without a place.
+            for (name, latitude) in [("Edge", 52.520000001), ("Nowhere", nil as Double?)] {
+                let place = try context.insertNewObject(forEntityName: "Place")
+                place.setValue(name, forKey: "name")
+                place.setValue(latitude, forKey: "latitude")
+                place.setValue(13.40, forKey: "longitude")
+            }
+            try context.save()
+        }
+        let store = try #require(context.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore)
+        var statements: [String] = []
+        store.statementObserver = { statements.append($0) }
+
+        let indexed = #"indexed:by:(latitude, "byLocation") BETWEEN {40.0, 52.52} AND indexed:by:(longitude, "byLocation") >= 12.0"#
+        #expect(try Self.fetchNames(context, indexed) == ["Berlin", "Rome"])
+        #expect(statements.contains { $0.contains("IN (SELECT Z_PK FROM Z_Place_byLocation WHERE ZLATITUDE_MAX >= ? AND ZLATITUDE_MIN <= ?)") })
+        #expect(try Self.fetchNames(context, "latitude BETWEEN {40.0, 52.52} AND longitude >= 12.0") == ["Berlin", "Rome"])
+        #expect(try Self.fetchNames(context, #"indexed:by:(latitude, "byLocation") > 59.0"#) == ["Oslo"])
+
+        // In memory the function is the value it names.
+        let places = try context.performAndWait { try context.fetch(FetchRequest<ManagedObject>(entityName: "Place")) }
+        let predicate = try QueryPredicate(format: indexed)
+        #expect(try places.filter { try predicate.evaluate(with: $0) }.compactMap { $0.value(forKey: "name") as? String }.sorted() == ["Berlin", "Rome"])
+    }
+}
