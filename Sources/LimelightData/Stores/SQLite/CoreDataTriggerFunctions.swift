@@ -19,9 +19,9 @@ import Foundation
 /// - `NSCoreDataLike`, `NSCoreDataMatches` (value, pattern, options 0–3) and
 ///   `NSCoreDataStringSearch`, `NSCoreDataStringCompare` are what its fetches write for LIKE,
 ///   MATCHES and string searches. Core Data registers them without `SQLITE_DETERMINISTIC`, and
-///   SQLite refuses such a function in every kept object that needs it deterministic (an index
-///   expression, a partial index's `WHERE`, a `CHECK`, a generated column); the triggers Core
-///   Data keeps (derived attributes, R-tree indexes, mergeable strings) hold no predicates, and it
+///   SQLite refuses such a function in an index expression, a partial index's `WHERE` and a
+///   generated column; the tables Core Data makes have no `CHECK` constraints, the triggers it
+///   keeps (derived attributes, R-tree indexes, mergeable strings) hold no predicates, and it
 ///   makes no views.
 /// - `NSCoreDataPrependExternalReferenceMarker` and `NSCoreDataConvertTransformableToCodable`
 ///   serve statements of its migrations, and the history functions
