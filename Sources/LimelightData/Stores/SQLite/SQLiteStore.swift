@@ -36,7 +36,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     /// Marker settings from the options; `nil` when markers are off.
     private(set) var externalRecords: ExternalRecordsConfiguration?
-    /// What the store keeps for CloudKit's mirroring delegate, when it keeps anything; nil otherwise.
+    /// What the store keeps for CloudKit's mirroring delegate, when opened for writing and it keeps anything.
     private(set) var mirroring: CloudKitMirroring?
 
     var path: String { url?.path ?? "" }
@@ -105,10 +105,12 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 try create(connection)
             } else {
                 try open(connection)
-                // The mirroring delegate's tables are read (and refused when misshapen) before
-                // anything is written.
-                mirroring = try CloudKitMirroring.inspect(connection, path: path)
-                if !isReadOnly { try setUpJournal(connection) }
+                if !isReadOnly {
+                    // The mirroring delegate's tables are read (and refused when misshapen) before
+                    // anything is written; reading needs nothing of them.
+                    mirroring = try CloudKitMirroring.inspect(connection, path: path)
+                    try setUpJournal(connection)
+                }
             }
             if !isReadOnly, try keepsHistory() { saveParticipants.append(SQLiteHistoryRecorder()) }
             if !isReadOnly { try SQLiteConnectionOptions.runMaintenance(options, on: connection) }
