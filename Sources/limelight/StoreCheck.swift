@@ -35,17 +35,35 @@ enum StoreCheck {
             }
         }
         let writable = Self.isWritable(store)
+        let mirroring = try CloudKitMirroring.inspect(storeAt: URL(fileURLWithPath: store))
         if json {
-            try printJSON(["store": store, "entities": counts, "writable": writable])
+            var object: [String: Any] = ["store": store, "entities": counts, "writable": writable]
+            if let mirroring {
+                object["cloudKit"] = ["tables": mirroring.tables, "trackedObjects": mirroring.trackedObjects,
+                                      "pendingUploads": mirroring.pendingUploads, "pendingDeletes": mirroring.pendingDeletes, "syncs": false]
+            }
+            try printJSON(object)
         } else {
             print("store: \(store)")
             print("objects: \(counts.values.reduce(0, +)) (every row reads as the model allows)")
             for (entity, count) in counts.sorted(by: { $0.key < $1.key }) { print("  \(entity): \(count)") }
+            if let mirroring { print(Self.describe(mirroring)) }
         }
         guard writable else {
             throw CommandError("\(store): the store file cannot be written by this user (uid \(getuid())): "
                 + "its application's saves would fail; it can only be read")
         }
+    }
+
+    /// What a mirrored store's user should know: the mirroring delegate's state, and that this
+    /// framework keeps it and writes the history the delegate exports from, but does not sync.
+    static func describe(_ mirroring: CloudKitMirroring) -> String {
+        """
+        CloudKit: mirrored by NSPersistentCloudKitContainer (\(mirroring.tables.count) mirroring tables; \(mirroring.trackedObjects) objects tracked, \
+        \(mirroring.pendingUploads) waiting to upload, \(mirroring.pendingDeletes) deletions waiting to send)
+          Limelight does not sync: saves here leave the mirroring tables as they are and record persistent history, \
+        which the application exports to iCloud the next time it runs on a device signed in to iCloud.
+        """
     }
 
     /// Whether this user may write the store file (a save writes it, or its `-wal` beside it).

@@ -47,6 +47,22 @@ import Testing
         #expect(result.stdout.contains("  Car: 115"))
     }
 
+    /// A store an application mirrors with CloudKit: the mirroring delegate's record metadata,
+    /// one object waiting to upload. Status says so, and that Limelight does not sync.
+    @Test func aMirroredStoreIsReportedAsMirroredAndNotSynced() throws {
+        let edit = try Harness.runProcess(URL(fileURLWithPath: "/usr/bin/sqlite3"), [store.path, """
+            CREATE TABLE ANSCKRECORDMETADATA ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZENTITYID INTEGER, ZENTITYPK INTEGER,             ZNEEDSCLOUDDELETE INTEGER, ZNEEDSUPLOAD INTEGER, ZCKRECORDNAME VARCHAR );
+            CREATE TABLE ANSCKMETADATAENTRY ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZKEY VARCHAR, ZINTEGERVALUE INTEGER );
+            INSERT INTO ANSCKRECORDMETADATA (Z_ENT, Z_OPT, ZENTITYID, ZENTITYPK, ZNEEDSCLOUDDELETE, ZNEEDSUPLOAD, ZCKRECORDNAME)
+            SELECT 17012, 1, Z_ENT, Z_PK, 0, Z_PK = 1, 'car-' || Z_PK FROM ZCAR LIMIT 3;
+            """], environment: nil, scratch: harness.home)
+        #expect(edit.status == 0, "\(edit.stderr)")
+        let result = try harness.run("limelight", ["status", store.path])
+        #expect(result.stdout.contains("CloudKit: mirrored by NSPersistentCloudKitContainer (2 mirroring tables; 3 objects tracked, 1 waiting to upload, 0 deletions waiting to send)"),
+                "\(result.stdout)")
+        #expect(result.stdout.contains("Limelight does not sync"))
+    }
+
     @Test func aTruncatedStoreIsRefusedSayingHowMuchIsMissing() throws {
         let whole = try Data(contentsOf: store)
         try whole.prefix(whole.count / 2 + 100).write(to: store)

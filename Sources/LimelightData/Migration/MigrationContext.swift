@@ -171,13 +171,25 @@ struct MigrationContext {
     /// Tables the old store holds besides the model's: the marker journal and persistent history
     /// (their entity numbers renumbered, rows of removed entities dropped) and anything an
     /// application added (copied as they are). Core Data's model cache is not carried over: it described the old model.
-    func copyOtherTables(old tables: [(name: String, sql: String)], indexes: [String: [String]]) throws {
+    func copyOtherTables(old tables: [(name: String, sql: String)], indexes: [String: [String]], path: String) throws {
         var modelTables: Set<String> = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
         modelTables.formUnion(oldSchema.tables.values.map(\.name))
         modelTables.formUnion(oldSchema.joinTables.map(\.name))
+        // R-tree fetch indexes are made anew with the new model's tables and filled by their
+        // triggers as rows are copied; an old one the new model dropped goes with it. SQLite's
+        // own tables behind a virtual table are filled through that table, never copied.
+        modelTables.formUnion((oldSchema.rTreeIndexes + newSchema.rTreeIndexes).map { $0.name.uppercased() })
+        try db.query("SELECT name FROM pragma_table_list() WHERE schema = 'old' AND type = 'shadow'", cached: false) { row in
+            if case .text(let name) = SQLiteValue(statement: row, column: 0) { modelTables.insert(name.uppercased()) }
+        }
+        // A CloudKit mirroring table of a shape this cannot renumber is refused before anything is copied.
+        _ = try CloudKitMirroring.inspect(db, schema: "old", path: path)
+        // Indexes come after the rows are copied and renumbered: renumbering row by row could
+        // meet a unique index (the mirroring delegate's on entity and key) half way.
+        var copiedIndexes: [String] = []
         for table in tables where !modelTables.contains(table.name.uppercased()) && !table.name.hasPrefix("sqlite_") {
             try db.execute(table.sql)
-            for index in indexes[table.name] ?? [] { try db.execute(index) }
+            copiedIndexes += indexes[table.name] ?? []
             var cases = ""
             for entity in newSchema.model.entities {
                 if let from = source(of: entity) { cases += " WHEN \(oldSchema.number(of: from)) THEN \(newSchema.number(of: entity))" }
@@ -197,7 +209,12 @@ struct MigrationContext {
                         : "UPDATE main.\(table.name) SET ZENTITY = CASE ZENTITY\(cases) END")
                     try db.execute("DELETE FROM main.\(table.name) WHERE ZENTITY IS NULL")
                 }
+                // So do the mirroring delegate's tables, as Core Data's migration renumbers them.
+                if CloudKitMirroring.entityNumberedTables.contains(table.name.uppercased()) {
+                    for statement in CloudKitMirroring.renumberSQL(table: table.name, cases: cases) { try db.execute(statement) }
+                }
             }
         }
+        for index in copiedIndexes { try db.execute(index) }
     }
 }

@@ -68,7 +68,7 @@ struct SQLiteMigrator {
                                             + missing.map { "  - " + $0 }.joined(separator: "\n"))
             }
             try progress?("copy other tables")
-            try context.copyOtherTables(old: old.tables, indexes: old.indexes)
+            try context.copyOtherTables(old: old.tables, indexes: old.indexes, path: path)
             // Derived attributes are kept by triggers from here on, and brought up to date now:
             // a derivation new in this version has no values yet.
             try SQLiteStore.installDerivedAttributeTriggers(context.newSchema.derivedAttributeTriggers(), schema: context.newSchema, db: db)

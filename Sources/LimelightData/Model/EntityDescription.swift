@@ -212,22 +212,6 @@ enum PropertyKind: UInt8 {
     }
 }
 
-/// A named database index over some of an entity's properties.
-public struct FetchIndexDescription: Sendable, Equatable {
-    public var name: String
-    public var elements: [(property: String, ascending: Bool)]
-
-    public init(name: String, elements: [(property: String, ascending: Bool)]) {
-        self.name = name
-        self.elements = elements
-    }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.name == rhs.name && lhs.elements.map(\.property) == rhs.elements.map(\.property)
-            && lhs.elements.map(\.ascending) == rhs.elements.map(\.ascending)
-    }
-}
-
 /// Stands in for an entity as the target of the model's weak back-references (a property's
 /// entity, a relationship's destination, an entity's parent), which would otherwise give the
 /// entity a side table: every object and object ID retains its entity, and an object with a side

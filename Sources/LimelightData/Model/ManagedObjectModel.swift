@@ -160,6 +160,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 }
             }
             try Self.checkComposites(of: entity)
+            try FetchIndexCheck.checkRTreeIndexes(of: entity)
             for case let relationship as RelationshipDescription in entity.ownProperties {
                 guard let destination = byName[relationship.destinationEntityName] else {
                     throw ModelError("destination entity '\(relationship.destinationEntityName)' does not exist",

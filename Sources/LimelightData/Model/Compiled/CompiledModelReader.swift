@@ -100,11 +100,20 @@ struct CompiledModelReader {
 
     private func fetchIndex(_ reference: Any) throws -> FetchIndexDescription? {
         guard let index = try archive.object(reference), let name = try archive.string(index.fields["NSIndexName"]) else { return nil }
+        var kinds: Set<FetchIndexDescription.Kind> = []
         let elements = try archive.elements(index.fields["NSIndexElements"]).compactMap { reference -> (property: String, ascending: Bool)? in
             guard let element = try archive.object(reference), let property = try archive.string(element.fields["NSPropertyName"]) else { return nil }
+            let code = element.fields["NSFetchIndexElementType"] as? Int ?? 0
+            guard let kind = FetchIndexDescription.Kind(code: code) else {
+                throw ModelError("the fetch index '\(name)' has an element over '\(property)' of unknown type \(code) (0 is binary, 1 R-tree)", at: archive.source)
+            }
+            kinds.insert(kind)
             return (property, element.fields["NSAscending"] as? Bool ?? true)
         }
-        return FetchIndexDescription(name: name, elements: elements)
+        guard kinds.count <= 1 else {
+            throw ModelError("the fetch index '\(name)' mixes R-tree and binary elements, which Core Data refuses too", at: archive.source)
+        }
+        return FetchIndexDescription(name: name, elements: elements, kind: kinds.first ?? .binary)
     }
 
     // MARK: Properties

@@ -156,7 +156,7 @@ struct CompiledModelWriter {
         let indexObject = reserve()
         let elements = index.elements.map { element in
             object("NSFetchIndexElementDescription", ["NSPropertyName": string(element.property), "NSAscending": element.ascending,
-                                                      "NSFetchIndexElementType": 0, "NSFetchIndexDescription": uid(indexObject)])
+                                                      "NSFetchIndexElementType": index.kind.code, "NSFetchIndexDescription": uid(indexObject)])
         }
         objects[indexObject] = ["$class": classReference("NSFetchIndexDescription"), "NSIndexName": string(index.name),
                                 "NSIndexElements": array(elements), "NSEntity": uid(entity)] as [String: Any]

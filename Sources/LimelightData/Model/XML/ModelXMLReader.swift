@@ -134,10 +134,15 @@ struct ModelXMLReader {
                 entity.compoundIndexes = child.children.map { index in index.children.compactMap { $0.attributeDictionary["value"] } }
             case "fetchIndex":
                 let indexName = child.attributeDictionary["name"] ?? "index"
-                entity.fetchIndexes.append(FetchIndexDescription(name: indexName, elements: child.children.compactMap { item in
+                let items = child.children.filter { $0.attributeDictionary["property"] != nil }
+                let kinds = Set(items.map { FetchIndexDescription.Kind(xmlType: $0.attributeDictionary["type"]) })
+                guard kinds.count <= 1 else {
+                    throw ModelError("the fetch index '\(indexName)' mixes R-tree and binary elements, which Core Data refuses too", at: location)
+                }
+                entity.fetchIndexes.append(FetchIndexDescription(name: indexName, elements: items.compactMap { item in
                     let a = item.attributeDictionary
                     return a["property"].map { ($0, a["order"] != "descending") }
-                }))
+                }, kind: kinds.first ?? .binary))
             default: entity.extraXMLElements.append(child.xmlString)
             }
         }

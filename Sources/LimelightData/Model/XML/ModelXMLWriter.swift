@@ -72,7 +72,7 @@ enum ModelXMLWriter {
         for index in entity.fetchIndexes {
             lines.append("        <fetchIndex name=\"\(escape(index.name))\">")
             for element in index.elements {
-                lines.append("            <fetchIndexElement property=\"\(escape(element.property))\" type=\"Binary\" order=\"\(element.ascending ? "ascending" : "descending")\"/>")
+                lines.append("            <fetchIndexElement property=\"\(escape(element.property))\" type=\"\(index.kind.xmlType)\" order=\"\(element.ascending ? "ascending" : "descending")\"/>")
             }
             lines.append("        </fetchIndex>")
         }

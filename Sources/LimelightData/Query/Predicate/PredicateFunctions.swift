@@ -8,7 +8,7 @@ enum PredicateFunctions {
                      "raise:toPower:", "exp:", "floor:", "ceiling:", "abs:", "trunc:", "uppercase:", "lowercase:", "canonical:",
                      "length:", "now", "random", "random:", "randomn:", "bitwiseAnd:with:", "bitwiseOr:with:", "bitwiseXor:with:",
                      "leftshift:by:", "rightshift:by:", "onesComplement:", "add:to:", "from:subtract:", "multiply:by:",
-                     "divide:by:", "modulus:by:", "noindex:", "distinct:", "castObject:toType:"]
+                     "divide:by:", "modulus:by:", "noindex:", "indexed:by:", "distinct:", "castObject:toType:"]
         var table: [String: String] = [:]
         for name in names {
             table[name] = name
@@ -161,6 +161,8 @@ enum PredicateFunctions {
         case "rightshift:by:": return try integer(0) >> integer(1)
         case "onesComplement:": return ~(try integer(0))
         case "noindex:": return args.first ?? nil
+        // Names an R-tree fetch index for the store to search by; in memory, the value itself.
+        case "indexed:by:": return args.first ?? nil
         case "distinct:":
             var seen: [Any?] = []
             for item in PredicateValues.elements(args.first ?? nil) ?? [] where !seen.contains(where: { PredicateValues.equal($0, item, options: []) }) {

@@ -13,10 +13,19 @@ import Foundation
 /// refreshes the objects. The value functions (`NSCoreDataToUpper`, `NSCoreDataToLower`,
 /// `NSCoreDataCanonical`, `NSCoreDataNow`) compute what the same derivation computes in memory.
 ///
-/// Core Data registers these and `NSCoreDataDATriggerMergeableString` on every connection; its
-/// other functions (`NSCoreDataLike`, `NSCoreDataMatches`, `NSCoreDataStringSearch`, …) serve
-/// its queries, and the history functions (`NSPersistentHistoryBatchDeleteUpdateTrigger…`) only
-/// temporary triggers of its batch deletions, so no trigger kept in a store calls them.
+/// Core Data registers these and `NSCoreDataDATriggerMergeableString` on every connection. Its
+/// other functions cannot appear in what a store keeps, so they are not registered here:
+///
+/// - `NSCoreDataLike`, `NSCoreDataMatches` (value, pattern, options 0–3) and
+///   `NSCoreDataStringSearch`, `NSCoreDataStringCompare` are what its fetches write for LIKE,
+///   MATCHES and string searches. Core Data registers them without `SQLITE_DETERMINISTIC`, and
+///   SQLite refuses such a function in an index expression, a partial index's `WHERE` and a
+///   generated column; the tables Core Data makes have no `CHECK` constraints, the triggers it
+///   keeps (derived attributes, R-tree indexes, mergeable strings) hold no predicates, and it
+///   makes no views.
+/// - `NSCoreDataPrependExternalReferenceMarker` and `NSCoreDataConvertTransformableToCodable`
+///   serve statements of its migrations, and the history functions
+///   (`NSPersistentHistoryBatchDeleteUpdateTrigger…`) temporary triggers of its batch deletions.
 enum CoreDataTriggerFunctions {
     static let names = [
         "NSCoreDataTriggerUpdateAffectedObjectValue",

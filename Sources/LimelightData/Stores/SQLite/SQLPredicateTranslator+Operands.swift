@@ -267,6 +267,8 @@ extension SQLPredicateTranslator {
             return value
         }
         if name == "noindex:", args.count == 1 { return try operand(args[0], scope) }
+        // Outside a comparison it can narrow (`SQLPredicateTranslator+RTree`), the attribute itself.
+        if name == Self.rTreeFunction, args.count == 2 { return try operand(args[0], scope) }
         if ["sum:", "count:", "min:", "max:", "average:"].contains(name), args.count == 1 {
             return try aggregateFunction(name, args[0], scope)
         }

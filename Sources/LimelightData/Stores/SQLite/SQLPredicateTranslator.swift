@@ -174,6 +174,7 @@ struct SQLPredicateTranslator {
             }
             return try condition(c.modifier == .all ? .and(parts) : .or(parts), scope, &bindings)
         }
+        if let narrowed = try rTreeComparison(c, scope, &bindings, right: right) { return narrowed }
         let left = try operand(c.left, scope)
         if let toMany = left.toMany {
             return try collectionComparison(c, .toMany(toMany), scope, &bindings, right: right)

@@ -11,7 +11,8 @@ import Foundation
 /// - `Z_<Entity>_UNIQUE_<a>_<b>` for a uniqueness constraint;
 /// - `Z_<Entity>_compoundIndex`, `compoundIndex1`, `compoundIndex2` … for an entity's compound
 ///   indexes in turn (`Z_Asset_compoundIndex2`), numbered as columns of one name are;
-/// - `Z_<Entity>_<name>` for a fetch index (`Z_Asset_byDateCreatedIndex`).
+/// - `Z_<Entity>_<name>` for a fetch index (`Z_Asset_byDateCreatedIndex`); an R-tree fetch index
+///   is a virtual table of that name instead (`SQLiteRTreeIndex`).
 ///
 /// Every index but a key's and `Z_ENT`'s names its columns with their collation and order
 /// (`ZTITLE COLLATE BINARY ASC`), as Core Data writes them.
@@ -56,7 +57,8 @@ extension SQLiteSchema {
                 while made.contains(name) || fetchIndexNames.contains(name)
                 create(name, index.map { ordered(column(forKeyPath: $0, of: entity)) })
             }
-            for index in entity.fetchIndexes where !index.elements.isEmpty {
+            // An R-tree index is a virtual table with triggers (`rTreeIndexes`), not an index.
+            for index in entity.fetchIndexes where !index.elements.isEmpty && index.kind == .binary {
                 // An element of a composite by its key path (`magnitude.richter`); a whole
                 // composite as all its element columns.
                 let columns = index.elements.flatMap { element -> [String] in

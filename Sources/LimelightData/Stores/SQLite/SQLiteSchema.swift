@@ -224,6 +224,7 @@ struct SQLiteSchema {
             let definitions = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"] + columnDefinitionsInCoreDataOrder(of: table)
             sql.append("CREATE TABLE \(table.name) ( \(definitions.joined(separator: ", ")) )")
             sql += indexSQL(for: table)
+            sql += rTreeIndexes(for: table).flatMap(\.creationSQL)
         }
         for join in joinTables {
             let order = orderColumns(inTable: join.name).map { ", \($0) INTEGER" }.joined()

@@ -36,6 +36,8 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     /// Marker settings from the options; `nil` when markers are off.
     private(set) var externalRecords: ExternalRecordsConfiguration?
+    /// What the store keeps for CloudKit's mirroring delegate, when opened for writing and it keeps anything.
+    private(set) var mirroring: CloudKitMirroring?
 
     var path: String { url?.path ?? "" }
     /// What the remote-change check last saw: the connection's `data_version`, the last history
@@ -103,13 +105,21 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 try create(connection)
             } else {
                 try open(connection)
-                if !isReadOnly { try setUpJournal(connection) }
+                if !isReadOnly {
+                    // The mirroring delegate's tables are read (and refused when misshapen) before
+                    // anything is written; reading needs nothing of them.
+                    mirroring = try CloudKitMirroring.inspect(connection, path: path)
+                    try setUpJournal(connection)
+                }
             }
             if !isReadOnly, try keepsHistory() { saveParticipants.append(SQLiteHistoryRecorder()) }
             if !isReadOnly { try SQLiteConnectionOptions.runMaintenance(options, on: connection) }
             try Self.registerFunctions(on: connection)
             try CoreDataTriggerFunctions.register(on: connection)
-            if !isReadOnly, hasTables != 0 { try prepareDerivedAttributeTriggers(connection) }
+            if !isReadOnly, hasTables != 0 {
+                try prepareDerivedAttributeTriggers(connection)
+                try prepareRTreeIndexes(connection)
+            }
             for participant in saveParticipants { try participant.storeDidOpen(self) }
         } catch {
             for participant in saveParticipants { participant.storeWillClose(self) }
@@ -137,9 +147,10 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         throw PersistenceError.store(path: path, reason: "an SQLite database but not a Core Data store: it has tables (\(listed)) and no Z_PRIMARYKEY; it was left unchanged")
     }
 
-    /// Whether saves record persistent history: when asked to, or when the store already has it.
+    /// Whether saves record persistent history: when asked to, when the store already has it, or
+    /// when CloudKit mirrors it, whose delegate finds what to export in that history.
     private func keepsHistory() throws -> Bool {
-        try options[StoreOption.persistentHistoryTracking] as? Bool == true || hasHistory()
+        try options[StoreOption.persistentHistoryTracking] as? Bool == true || hasHistory() || mirroring != nil
     }
 
     /// The participant writing persistent history, when the store keeps it.
