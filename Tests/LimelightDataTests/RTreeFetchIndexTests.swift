@@ -4,8 +4,8 @@ import Testing
 
 /// R-tree fetch indexes on real SQLite files: read from model XML and compiled models, made in new
 /// stores as Core Data makes them (an R-tree virtual table and three triggers), kept by every
-/// write, built in stores that lack them, carried through migrations, and refused over
-/// attributes an R-tree cannot hold.
+/// write, built in stores that lack them, carried through migrations, and refused where no store
+/// could make them.
 @Suite struct RTreeFetchIndexTests {
     static func xml(index: String = #"<fetchIndex name="byLocation"><fetchIndexElement property="latitude" type="RTree" order="ascending"/><fetchIndexElement property="longitude" type="RTree" order="ascending"/></fetchIndex>"#,
                     extra: String = "") -> String {
@@ -142,13 +142,36 @@ import Testing
         #expect(try sqliteQuery(url, "PRAGMA integrity_check") == ["ok"])
     }
 
-    @Test func anRTreeOverWhatItCannotHoldIsRefusedNamingTheIndexAndAttribute() throws {
+    /// Core Data loads a model with an R-tree over a string; SQLite's R-tree holds 0 for such a
+    /// value, so the store keeps it as Core Data does, and a query never narrows by it.
+    @Test func anRTreeOverAStringLoadsAndNeverNarrowsAQuery() throws {
         let overName = #"<fetchIndex name="byName"><fetchIndexElement property="name" type="RTree" order="ascending"/></fetchIndex>"#
+        let folder = try TemporaryFolder()
+        let url = folder.file("places.sqlite")
+        let context = try TestStack.context(model: try Self.model(Self.xml(index: overName)), at: url)
+        try Self.insertPlaces(context)
+        #expect(try sqliteQuery(url, "SELECT count(*) FROM Z_Place_byName WHERE ZNAME_MIN = 0") == ["4"])
+        let store = try #require(context.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore)
+        var statements: [String] = []
+        store.statementObserver = { statements.append($0) }
+        #expect(try RTreeIndexedPredicateTests.fetchNames(context, #"indexed:by:(name, "byName") >= "P""#) == ["Paris", "Rome"])
+        #expect(!statements.contains { $0.contains("Z_Place_byName") })
+    }
+
+    @Test func anRTreeIndexThatNoStoreCouldMakeIsRefusedNamingTheIndexAndAttribute() throws {
+        let overTransient = #"<fetchIndex name="byScratch"><fetchIndexElement property="scratch" type="RTree" order="ascending"/></fetchIndex>"#
+        let transient = #"<attribute name="scratch" optional="YES" transient="YES" attributeType="Double" usesScalarValueType="NO"/>"#
         #expect {
-            try Self.model(Self.xml(index: overName))
+            try Self.model(Self.xml(index: overTransient, extra: transient))
         } throws: { error in
             let error = error as? ModelError
-            return error?.location.hasSuffix("Place.byName") == true && error?.reason.contains("'name', a String attribute") == true
+            return error?.location.hasSuffix("Place.byScratch") == true && error?.reason.contains("'scratch', a transient attribute") == true
+        }
+        let missing = #"<fetchIndex name="byHeight"><fetchIndexElement property="height" type="RTree" order="ascending"/></fetchIndex>"#
+        #expect {
+            try Self.model(Self.xml(index: missing))
+        } throws: { error in
+            (error as? ModelError)?.reason.contains("names 'height', which is not an attribute of Place") == true
         }
         let mixed = #"<fetchIndex name="mixed"><fetchIndexElement property="latitude" type="RTree" order="ascending"/><fetchIndexElement property="name" type="Binary" order="ascending"/></fetchIndex>"#
         #expect {

@@ -33,8 +33,11 @@ extension SQLPredicateTranslator {
     }
 
     /// The R-tree index of that name declared by the entity or an entity above it (they share a
-    /// table), and the column of the attribute among its elements.
+    /// table), and the column of the attribute among its elements. None for an attribute other
+    /// than a number or a date: the R-tree holds 0 for any other value, so it cannot narrow.
     func rTreeIndex(named name: String, over keyPath: String, in entity: EntityDescription) -> (SQLiteRTreeIndex, String)? {
+        guard let attribute = FetchIndexCheck.attribute(at: keyPath, of: entity),
+              attribute.attributeType.isNumeric || attribute.attributeType == .date else { return nil }
         var declaring: EntityDescription? = entity
         while let current = declaring {
             if current.fetchIndexes.contains(where: { $0.name == name && $0.kind == .rTree }),
