@@ -60,6 +60,21 @@ extension SQLiteStore {
     /// guessing would change it. Bytes a transformer cannot decode are the exception: they read
     /// as nil, as in Core Data (`acceptUndecodable`).
     func decode(_ statement: OpaquePointer, table: SQLiteSchema.Table, layouts: inout RowLayouts) throws -> StoreRow {
+        let row = try decodeKeyed(statement, table: table, layouts: &layouts)
+        return StoreRow(id: objectID(entity: row.entity, primaryKey: row.primaryKey), version: row.version, values: row.values)
+    }
+
+    /// A row as `decode` reads it, named by its entity and key instead of an object ID: for a
+    /// caller that holds the row's ID already (batch faulting's members), so none is made again.
+    struct KeyedRow {
+        let primaryKey: Int64
+        let entity: EntityDescription
+        let version: Int64
+        let values: [StoredValue]
+    }
+
+    /// `decode`, without making the row's object ID.
+    func decodeKeyed(_ statement: OpaquePointer, table: SQLiteSchema.Table, layouts: inout RowLayouts) throws -> KeyedRow {
         let (pk, entity, layout) = try rowEntity(statement, table: table, layouts: &layouts)
         // Each slot is written once (no nil first, then the value); the common attribute values
         // without a call or a reference taken per value, the property looked at only for the rest.
@@ -91,7 +106,7 @@ extension SQLiteStore {
         } catch {
             throw damage(table, entity: entity, primaryKey: pk, column: error.column, reason: error.reason)
         }
-        return StoreRow(id: objectID(entity: entity, primaryKey: pk), version: sqlite3_column_int64(statement, 2), values: values)
+        return KeyedRow(primaryKey: pk, entity: entity, version: sqlite3_column_int64(statement, 2), values: values)
     }
 
     /// The key, entity and layout of the row `statement` is on (its first two columns are `Z_PK`
