@@ -238,6 +238,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
         return object
     }
 
+    /// The objects for `ids`, as `object(with:)` gives each, with room made in the registry for
+    /// all of them at once.
+    func objects(with ids: some Collection<ManagedObjectID>) -> [ManagedObject] {
+        registry.reserve(ids.count)
+        return ids.map { object(with: $0) }
+    }
+
     /// The object for `id`, loaded now; throws when it no longer exists.
     public func existingObject(with id: ManagedObjectID) throws -> ManagedObject {
         if let object = registry.object(for: id), !object.faultFlag, !object.inaccessibleFlag { return object }

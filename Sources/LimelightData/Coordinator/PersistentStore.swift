@@ -204,7 +204,7 @@ open class PersistentStore: @unchecked Sendable {
     /// For a store that `fetchesFaults`: the matching objects, in the request's order, registered
     /// in `context`.
     func fetchFaults(_ request: StoreFetch, into context: ManagedObjectContext) throws -> [ManagedObject] {
-        try fetchIDs(request).map { context.object(with: $0) }
+        context.objects(with: try fetchIDs(request))
     }
     func rows(for ids: [ManagedObjectID]) throws -> [StoreRow] { [] }
     /// The saved object of `entity`'s inheritance tree whose `properties` hold `values` (a
