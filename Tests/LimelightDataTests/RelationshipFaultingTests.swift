@@ -222,4 +222,49 @@ import Testing
         #expect(!titles.contains("note 3") && !titles.contains("note 4"))
         #expect(!child.hasChanges)
     }
+
+    /// An ordered to-many whose order is not its members' key order: the relationship's rows come
+    /// in another order than its IDs, and each still loads into its own member, with one query.
+    @Test func anOrderedToManyInAnotherOrderThanItsKeysLoadsEachMemberItsOwnRow() throws {
+        let songs = RelationshipDescription(name: "songs", destination: "Song", inverse: "playlist", toMany: true)
+        songs.isOrdered = true
+        let model = ManagedObjectModel(entities: [
+            EntityDescription(name: "Playlist", properties: [AttributeDescription(name: "name", type: .string), songs]),
+            EntityDescription(name: "Song", properties: [
+                AttributeDescription(name: "title", type: .string),
+                RelationshipDescription(name: "playlist", destination: "Playlist", inverse: "songs"),
+            ]),
+        ])
+        let folder = try TemporaryFolder()
+        let url = folder.file("ordered.sqlite")
+        func context() throws -> ManagedObjectContext {
+            let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(type: .sqlite, at: url)
+            let context = ManagedObjectContext(concurrencyType: .privateQueue)
+            context.persistentStoreCoordinator = coordinator
+            context.undoManager = nil
+            return context
+        }
+        let writer = try context()
+        let playlist = try writer.insertNewObject(forEntityName: "Playlist")
+        playlist.setValue("mix", forKey: "name")
+        let made = try (0..<300).map { index in
+            let song = try writer.insertNewObject(forEntityName: "Song")
+            song.setValue("song \(index)", forKey: "title")
+            return song
+        }
+        // Every third song first, then the rest backwards: neither key order nor its reverse.
+        let order = stride(from: 0, to: 300, by: 3).map { $0 } + (0..<300).reversed().filter { $0 % 3 != 0 }
+        playlist.setValue(order.map { made[$0] }, forKey: "songs")
+        try writer.save()
+
+        let reader = try context()
+        let log = try StatementLog(reader)
+        let mix = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Playlist")).first)
+        let members = try #require(mix.value(forKey: "songs") as? [ManagedObject])
+        #expect(members.allSatisfy { $0.isFault })
+        let (titles, statements) = log.during { members.map { $0.value(forKey: "title") as? String ?? "" } }
+        #expect(statements.count == 1)
+        #expect(titles == order.map { "song \($0)" })
+    }
 }
