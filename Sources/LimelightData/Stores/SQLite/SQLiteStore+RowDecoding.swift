@@ -16,12 +16,16 @@ extension SQLiteStore {
         }
         let slots: [Slot]
         let properties: [PropertyDescription]
+        /// Each to-one's destination entity, by slot, looked up once: read from the relationship
+        /// for every row, it cost a weak load and a cast each time.
+        let destinations: [EntityDescription?]
         /// The composite attributes' slots and columns, read apart so the loop over slots is
         /// the same with composites or without.
         let composites: [(slot: Int, columns: SQLiteCompositeColumns)]
 
         init(slots: [Slot], properties: [PropertyDescription], composites: [(slot: Int, columns: SQLiteCompositeColumns)]) {
             (self.slots, self.properties, self.composites) = (slots, properties, composites)
+            destinations = properties.map { ($0 as? RelationshipDescription)?.destinationEntity }
         }
     }
 
@@ -94,7 +98,7 @@ extension SQLiteStore {
                             values.append(try otherValue(statement, column: column, property: layout.properties[index], of: entity, primaryKey: pk))
                         }
                     case .toOne(let column, let typeColumn):
-                        values.append(toOneValue(statement, column: column, typeColumn: typeColumn, property: layout.properties[index]))
+                        values.append(toOneValue(statement, column: column, typeColumn: typeColumn, destination: layout.destinations[index]))
                     case .toMany:
                         values.append(.toMany(.fault))
                     case .none:
@@ -164,9 +168,8 @@ extension SQLiteStore {
 
     /// A to-one's destination ID from its foreign key (and entity column, for a destination with
     /// sub-entities).
-    private func toOneValue(_ statement: OpaquePointer, column: Int32, typeColumn: Int32?, property: PropertyDescription) -> StoredValue {
-        guard sqlite3_column_type(statement, column) != SQLITE_NULL,
-              var destination = (property as? RelationshipDescription)?.destinationEntity else { return .null }
+    private func toOneValue(_ statement: OpaquePointer, column: Int32, typeColumn: Int32?, destination: EntityDescription?) -> StoredValue {
+        guard sqlite3_column_type(statement, column) != SQLITE_NULL, var destination else { return .null }
         if let typeColumn, sqlite3_column_type(statement, typeColumn) != SQLITE_NULL,
            let actual = schema.entitiesByNumber[Int(sqlite3_column_int64(statement, typeColumn))] {
             destination = actual
