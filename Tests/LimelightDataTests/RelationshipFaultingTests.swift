@@ -127,4 +127,144 @@ import Testing
         #expect(edited.isUpdated)
         #expect(Set(titles).count == Self.noteCount)
     }
+
+    /// A note another context deletes after this one read the to-many (its ID query) but before
+    /// any member fired: the relationship's query no longer returns its row, so it stays a fault
+    /// and, touched, reads as deleted; the others load as usual.
+    @Test func aMemberDeletedInTheStoreBeforeTheWalkReadsAsDeleted() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("deleted.sqlite")
+        try Self.fill(url)
+        let context = try Self.context(url)
+        let inbox = try Self.folder("inbox", in: context)
+        let notes = try #require(inbox.value(forKey: "notes") as? Set<ManagedObject>)
+        let other = try Self.context(url)
+        let victim = try #require(try other.fetch(FetchRequest<ManagedObject>(entityName: "Note",
+            predicate: try QueryPredicate(format: "title == 'note 42'"))).first)
+        let victimURI = victim.objectID.uriRepresentation()
+        other.delete(victim)
+        try other.save()
+
+        let deleted = try #require(notes.first { $0.objectID.uriRepresentation() == victimURI })
+        // Touch another member first, so the relationship's query runs without the deleted row.
+        let first = try #require(notes.first { $0 !== deleted })
+        #expect(first.value(forKey: "title") is String)
+        #expect(deleted.isFault)
+        #expect(notes.filter { $0 !== deleted }.allSatisfy { !$0.isFault })
+        #expect(deleted.value(forKey: "title") == nil)
+        #expect(deleted.isDeleted)
+        let titles = notes.compactMap { $0.value(forKey: "title") as? String }
+        #expect(titles.count == Self.noteCount - 1)
+        #expect(!titles.contains("note 42"))
+    }
+
+    /// Notes registered here before the to-many is read: one loaded and changed keeps its unsaved
+    /// value and its saved snapshot, one registered as a fault joins the batch and loads with the
+    /// others, one loaded and unchanged keeps its values.
+    @Test func membersRegisteredBeforeTheToManyKeepTheirState() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("registered.sqlite")
+        try Self.fill(url)
+        let context = try Self.context(url)
+        let note = { (title: String) in
+            try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Note",
+                predicate: try QueryPredicate(format: "title == %@", title))).first)
+        }
+        let edited = try note("note 7")
+        edited.setValue("edited here", forKey: "title")
+        edited.setValue(Int64(-7), forKey: "size")
+        let loaded = try note("note 8")
+        let faultID = try note("note 9").objectID
+        context.refresh(try note("note 9"), mergeChanges: false)
+        let fault = context.object(with: faultID)
+        #expect(fault.isFault)
+
+        let log = try StatementLog(context)
+        let inbox = try Self.folder("inbox", in: context)
+        let notes = try #require(inbox.value(forKey: "notes") as? Set<ManagedObject>)
+        #expect(notes.contains(edited) && notes.contains(loaded) && notes.contains(fault))
+        #expect(fault.isFault)
+        let (sizes, statements) = log.during { notes.map { $0.value(forKey: "size") as? Int64 ?? 0 } }
+        #expect(statements.count == 1)
+        #expect(sizes.count == Self.noteCount)
+        #expect(sizes.contains(-7) && !sizes.contains(7))
+        #expect(fault.value(forKey: "title") as? String == "note 9")
+        #expect(loaded.value(forKey: "title") as? String == "note 8")
+        #expect(edited.value(forKey: "title") as? String == "edited here")
+        #expect(edited.isUpdated)
+        #expect(edited.committedValues(forKeys: ["title"])["title"] as? String == "note 7")
+        #expect(Set(edited.changedValues().keys) == ["title", "size"])
+        #expect(context.updatedObjects == [edited])
+    }
+
+    /// In a child context the parent's unsaved state stands for the store's: a note the parent
+    /// changed reads with the parent's value, one it deleted is not among the members, and the
+    /// rest load from the relationship's query.
+    @Test func aChildWalksItsParentsUnsavedState() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("child.sqlite")
+        try Self.fill(url)
+        let parent = try Self.context(url)
+        let note = { (title: String) in
+            try #require(try parent.fetch(FetchRequest<ManagedObject>(entityName: "Note",
+                predicate: try QueryPredicate(format: "title == %@", title))).first)
+        }
+        try note("note 3").setValue("changed in the parent", forKey: "title")
+        parent.delete(try note("note 4"))
+
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+        let inbox = try Self.folder("inbox", in: child)
+        let notes = try #require(inbox.value(forKey: "notes") as? Set<ManagedObject>)
+        let titles = notes.compactMap { $0.value(forKey: "title") as? String }
+        #expect(titles.count == Self.noteCount - 1)
+        #expect(titles.contains("changed in the parent"))
+        #expect(!titles.contains("note 3") && !titles.contains("note 4"))
+        #expect(!child.hasChanges)
+    }
+
+    /// An ordered to-many whose order is not its members' key order: the relationship's rows come
+    /// in another order than its IDs, and each still loads into its own member, with one query.
+    @Test func anOrderedToManyInAnotherOrderThanItsKeysLoadsEachMemberItsOwnRow() throws {
+        let songs = RelationshipDescription(name: "songs", destination: "Song", inverse: "playlist", toMany: true)
+        songs.isOrdered = true
+        let model = ManagedObjectModel(entities: [
+            EntityDescription(name: "Playlist", properties: [AttributeDescription(name: "name", type: .string), songs]),
+            EntityDescription(name: "Song", properties: [
+                AttributeDescription(name: "title", type: .string),
+                RelationshipDescription(name: "playlist", destination: "Playlist", inverse: "songs"),
+            ]),
+        ])
+        let folder = try TemporaryFolder()
+        let url = folder.file("ordered.sqlite")
+        func context() throws -> ManagedObjectContext {
+            let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(type: .sqlite, at: url)
+            let context = ManagedObjectContext(concurrencyType: .privateQueue)
+            context.persistentStoreCoordinator = coordinator
+            context.undoManager = nil
+            return context
+        }
+        let writer = try context()
+        let playlist = try writer.insertNewObject(forEntityName: "Playlist")
+        playlist.setValue("mix", forKey: "name")
+        let made = try (0..<300).map { index in
+            let song = try writer.insertNewObject(forEntityName: "Song")
+            song.setValue("song \(index)", forKey: "title")
+            return song
+        }
+        // Every third song first, then the rest backwards: neither key order nor its reverse.
+        let order = stride(from: 0, to: 300, by: 3).map { $0 } + (0..<300).reversed().filter { $0 % 3 != 0 }
+        playlist.setValue(order.map { made[$0] }, forKey: "songs")
+        try writer.save()
+
+        let reader = try context()
+        let log = try StatementLog(reader)
+        let mix = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Playlist")).first)
+        let members = try #require(mix.value(forKey: "songs") as? [ManagedObject])
+        #expect(members.allSatisfy { $0.isFault })
+        let (titles, statements) = log.during { members.map { $0.value(forKey: "title") as? String ?? "" } }
+        #expect(statements.count == 1)
+        #expect(titles == order.map { "song \($0)" })
+    }
 }

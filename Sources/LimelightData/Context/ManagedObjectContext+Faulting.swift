@@ -83,18 +83,22 @@ extension ManagedObjectContext {
     private func fireRelationship(_ source: FaultSiblings.Source, of object: ManagedObject, _ siblings: FaultSiblings) {
         guard let coordinator = persistentStoreCoordinator else { return }
         let ancestors = parent == nil ? nil : changesFromParent(.objects(siblings.ids))
+        let members = siblings.ids
         // A failure leaves the objects faults; each then fires in the usual batches and reports.
+        // Each row comes with its member's position among the IDs the to-many was read with, so
+        // the ID made then serves again, and no row makes one of its own.
         try? readingStores(coordinator) {
-            try coordinator.store(for: source.owner).relatedRows(of: source.owner, relationship: source.relationship) { row in
-                guard let other = registry.object(for: row.id), other.faultFlag, other.faultSiblings === siblings else { return }
+            try coordinator.store(for: source.owner).relatedRows(of: source.owner, relationship: source.relationship,
+                                                                 members: members) { position, version, values in
+                guard let other = registry.object(for: members[position]), other.faultFlag, other.faultSiblings === siblings else { return }
                 other.faultSiblings = nil
                 // In a child, the ancestors' unsaved values stand for the store's. Checked here,
                 // after the cheap tests, so a root context's rows are never copied for it.
                 if let ancestors {
-                    guard let adjusted = ancestors.adjusted(row) else { return }
+                    guard let adjusted = ancestors.adjusted(StoreRow(id: members[position], version: version, values: values)) else { return }
                     take(adjusted, into: other)
                 } else {
-                    take(row, into: other)
+                    take(version: version, values: values, into: other)
                 }
             }
         }

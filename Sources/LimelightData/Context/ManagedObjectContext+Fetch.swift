@@ -35,7 +35,7 @@ extension ManagedObjectContext {
         let fetch = StoreFetch(request: request, entity: entity)
         if !request.includesPropertyValues, !pending, stores.count == 1, let store = stores.first, store.evaluatesPredicates, !store.fetchesFaults {
             let ids = try readingStores(coordinator) { try store.fetchIDs(fetch) }
-            return ids.map { object(with: $0) }
+            return objects(with: ids)
         }
         // With a batch size, as in Core Data: the IDs now, the rows a batch at a time as the
         // objects are touched (faults that fire together).
@@ -43,11 +43,9 @@ extension ManagedObjectContext {
            let store = stores.first, store.evaluatesPredicates, !store.fetchesFaults {
             let ids = try readingStores(coordinator) { try store.fetchIDs(fetch) }
             let siblings = FaultSiblings(ids: ids, batchSize: request.fetchBatchSize)
-            return ids.enumerated().map { position, id in
-                let object = object(with: id)
-                siblings.adopt(object, at: position)
-                return object
-            }
+            let objects = objects(with: ids)
+            for (position, object) in objects.enumerated() { siblings.adopt(object, at: position) }
+            return objects
         }
         // Stores that cannot filter (in-memory) hand over every row; the predicate runs here then.
         let filterHere = stores.contains { !$0.evaluatesPredicates }

@@ -238,6 +238,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
         return object
     }
 
+    /// The objects for `ids`, as `object(with:)` gives each, with room made in the registry for
+    /// all of them at once.
+    func objects(with ids: some Collection<ManagedObjectID>) -> [ManagedObject] {
+        registry.reserve(ids.count)
+        return ids.map { object(with: $0) }
+    }
+
     /// The object for `id`, loaded now; throws when it no longer exists.
     public func existingObject(with id: ManagedObjectID) throws -> ManagedObject {
         if let object = registry.object(for: id), !object.faultFlag, !object.inaccessibleFlag { return object }
@@ -276,33 +283,39 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// `register(row:asFault:refreshing:)` for the object registered under the row's ID, already at hand.
     func take(_ row: StoreRow, into object: ManagedObject, asFault: Bool = false, refreshing: Bool = false) {
+        take(version: row.version, values: row.values, into: object, asFault: asFault, refreshing: refreshing)
+    }
+
+    /// `take(_:into:asFault:refreshing:)` for a row's version and values alone, whose object the
+    /// caller found without the row's ID (batch faulting).
+    func take(version: Int64, values: [StoredValue], into object: ManagedObject, asFault: Bool = false, refreshing: Bool = false) {
         if object.faultFlag && asFault {
-            object.cachedRowValues = row.values
-            object.storeVersion = row.version
+            object.cachedRowValues = values
+            object.storeVersion = version
         } else if object.faultFlag {
             object.cachedRowValues = nil
-            object.values = row.values
-            object.committedValues = row.values
-            object.storeVersion = row.version
+            object.values = values
+            object.committedValues = values
+            object.storeVersion = version
             object.faultFlag = false
             object.awakeFromFetch()
         } else if !object.hasChanges {
             let before = refreshing ? object.valuesBeforeChange : nil
             if refreshing {
-                object.values = row.values
+                object.values = values
                 object.fetchedResults = [:]
             }
-            object.committedValues = row.values
-            object.storeVersion = row.version
+            object.committedValues = values
+            object.storeVersion = version
             object.reportChanges(since: before)
         } else if refreshing {
             let before = object.valuesBeforeChange
             let committed = object.committedValues
-            for slot in object.values.indices where slot < row.values.count {
-                if committed.map({ StoredValue.same($0[slot], object.values[slot]) }) ?? false { object.values[slot] = row.values[slot] }
+            for slot in object.values.indices where slot < values.count {
+                if committed.map({ StoredValue.same($0[slot], object.values[slot]) }) ?? false { object.values[slot] = values[slot] }
             }
-            object.committedValues = row.values
-            object.storeVersion = row.version
+            object.committedValues = values
+            object.storeVersion = version
             object.reportChanges(since: before)
         }
     }

@@ -204,7 +204,7 @@ open class PersistentStore: @unchecked Sendable {
     /// For a store that `fetchesFaults`: the matching objects, in the request's order, registered
     /// in `context`.
     func fetchFaults(_ request: StoreFetch, into context: ManagedObjectContext) throws -> [ManagedObject] {
-        try fetchIDs(request).map { context.object(with: $0) }
+        context.objects(with: try fetchIDs(request))
     }
     func rows(for ids: [ManagedObjectID]) throws -> [StoreRow] { [] }
     /// The saved object of `entity`'s inheritance tree whose `properties` hold `values` (a
@@ -230,6 +230,17 @@ open class PersistentStore: @unchecked Sendable {
     /// what batch faulting reads when it fires a relationship's faults all at once.
     func relatedRows(of id: ManagedObjectID, relationship: RelationshipDescription, each body: (StoreRow) throws -> Void) throws {
         for row in try relatedRows(relationship, owners: [id]).rows { try body(row) }
+    }
+    /// `relatedRows(of:relationship:each:)` for batch faulting, whose caller holds the members'
+    /// IDs (`members`, as `relatedIDs` listed them): each row comes with its member's position in
+    /// `members` instead of an ID of its own, and rows of objects that are no member are left out.
+    func relatedRows(of id: ManagedObjectID, relationship: RelationshipDescription, members: [ManagedObjectID],
+                     each body: (_ position: Int, _ version: Int64, _ values: [StoredValue]) throws -> Void) throws {
+        var positions = MemberPositions(members, store: reference)
+        try relatedRows(of: id, relationship: relationship) { row in
+            guard let key = row.id.primaryKey, let position = positions.position(of: key, rootIdentity: row.id.entity.rootIdentity) else { return }
+            try body(position, row.version, row.values)
+        }
     }
     /// Whether `save(_:)` checks `SaveChanges.locked` in its own transaction: a store other
     /// processes write to (SQLite) must, where the coordinator's lock covers every other writer.

@@ -181,7 +181,7 @@ extension ManagedObject {
         }
         if relationship.isToMany {
             let ids = context.relatedIDs(of: self, relationship: relationship, slot: raw)
-            let objects = ids.map { context.object(with: $0) }
+            let objects = context.objects(with: ids)
             // Faults read through here fire together; made only when some still need it, since a
             // to-many is read again on every access.
             var siblings: FaultSiblings?

@@ -46,6 +46,24 @@ extension SQLiteStore {
         }
     }
 
+    /// `sqliteRelatedRows(of:relationship:each:)` for batch faulting, whose caller holds the
+    /// members' IDs from the relationship's ID query: each row is handed over with its member's
+    /// position, found by key, and no object ID is made for it.
+    func sqliteRelatedRows(of id: ManagedObjectID, relationship: RelationshipDescription, members: [ManagedObjectID],
+                           each body: (_ position: Int, _ version: Int64, _ values: [StoredValue]) throws -> Void) throws {
+        guard let pk = id.primaryKey, let destination = relationship.destinationEntity,
+              let table = schema.table(for: destination), let source = relationshipSource(relationship, table: table) else { return }
+        let sql = "SELECT \(selectList(table)) FROM \(source.from) WHERE \(source.owner) = ?"
+        var layouts = RowLayouts()
+        var positions = MemberPositions(members, store: reference)
+        try db().query(sql, [.integer(pk)]) { statement in
+            let row = try decodeKeyed(statement, table: table, layouts: &layouts)
+            guard row.entity.isKind(of: destination),
+                  let position = positions.position(of: row.primaryKey, rootIdentity: row.entity.rootIdentity) else { return }
+            try body(position, row.version, row.values)
+        }
+    }
+
     /// Where a to-many's destination rows (as `t0`) come from, and the column that holds their
     /// owner's key: the join table joined to the destination's table, or the inverse's foreign
     /// key; `nil` for a to-many with neither.

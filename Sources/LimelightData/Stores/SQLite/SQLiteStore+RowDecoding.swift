@@ -16,12 +16,16 @@ extension SQLiteStore {
         }
         let slots: [Slot]
         let properties: [PropertyDescription]
+        /// Each to-one's destination entity, by slot, looked up once: read from the relationship
+        /// for every row, it cost a weak load and a cast each time.
+        let destinations: [EntityDescription?]
         /// The composite attributes' slots and columns, read apart so the loop over slots is
         /// the same with composites or without.
         let composites: [(slot: Int, columns: SQLiteCompositeColumns)]
 
         init(slots: [Slot], properties: [PropertyDescription], composites: [(slot: Int, columns: SQLiteCompositeColumns)]) {
             (self.slots, self.properties, self.composites) = (slots, properties, composites)
+            destinations = properties.map { ($0 as? RelationshipDescription)?.destinationEntity }
         }
     }
 
@@ -60,6 +64,21 @@ extension SQLiteStore {
     /// guessing would change it. Bytes a transformer cannot decode are the exception: they read
     /// as nil, as in Core Data (`acceptUndecodable`).
     func decode(_ statement: OpaquePointer, table: SQLiteSchema.Table, layouts: inout RowLayouts) throws -> StoreRow {
+        let row = try decodeKeyed(statement, table: table, layouts: &layouts)
+        return StoreRow(id: objectID(entity: row.entity, primaryKey: row.primaryKey), version: row.version, values: row.values)
+    }
+
+    /// A row as `decode` reads it, named by its entity and key instead of an object ID: for a
+    /// caller that holds the row's ID already (batch faulting's members), so none is made again.
+    struct KeyedRow {
+        let primaryKey: Int64
+        let entity: EntityDescription
+        let version: Int64
+        let values: [StoredValue]
+    }
+
+    /// `decode`, without making the row's object ID.
+    func decodeKeyed(_ statement: OpaquePointer, table: SQLiteSchema.Table, layouts: inout RowLayouts) throws -> KeyedRow {
         let (pk, entity, layout) = try rowEntity(statement, table: table, layouts: &layouts)
         // Each slot is written once (no nil first, then the value); the common attribute values
         // without a call or a reference taken per value, the property looked at only for the rest.
@@ -79,7 +98,7 @@ extension SQLiteStore {
                             values.append(try otherValue(statement, column: column, property: layout.properties[index], of: entity, primaryKey: pk))
                         }
                     case .toOne(let column, let typeColumn):
-                        values.append(toOneValue(statement, column: column, typeColumn: typeColumn, property: layout.properties[index]))
+                        values.append(toOneValue(statement, column: column, typeColumn: typeColumn, destination: layout.destinations[index]))
                     case .toMany:
                         values.append(.toMany(.fault))
                     case .none:
@@ -91,7 +110,7 @@ extension SQLiteStore {
         } catch {
             throw damage(table, entity: entity, primaryKey: pk, column: error.column, reason: error.reason)
         }
-        return StoreRow(id: objectID(entity: entity, primaryKey: pk), version: sqlite3_column_int64(statement, 2), values: values)
+        return KeyedRow(primaryKey: pk, entity: entity, version: sqlite3_column_int64(statement, 2), values: values)
     }
 
     /// The key, entity and layout of the row `statement` is on (its first two columns are `Z_PK`
@@ -149,9 +168,8 @@ extension SQLiteStore {
 
     /// A to-one's destination ID from its foreign key (and entity column, for a destination with
     /// sub-entities).
-    private func toOneValue(_ statement: OpaquePointer, column: Int32, typeColumn: Int32?, property: PropertyDescription) -> StoredValue {
-        guard sqlite3_column_type(statement, column) != SQLITE_NULL,
-              var destination = (property as? RelationshipDescription)?.destinationEntity else { return .null }
+    private func toOneValue(_ statement: OpaquePointer, column: Int32, typeColumn: Int32?, destination: EntityDescription?) -> StoredValue {
+        guard sqlite3_column_type(statement, column) != SQLITE_NULL, var destination else { return .null }
         if let typeColumn, sqlite3_column_type(statement, typeColumn) != SQLITE_NULL,
            let actual = schema.entitiesByNumber[Int(sqlite3_column_int64(statement, typeColumn))] {
             destination = actual

@@ -168,6 +168,10 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     override func relatedRows(of id: ManagedObjectID, relationship: RelationshipDescription, each body: (StoreRow) throws -> Void) throws {
         try sqliteRelatedRows(of: id, relationship: relationship, each: body)
     }
+    override func relatedRows(of id: ManagedObjectID, relationship: RelationshipDescription, members: [ManagedObjectID],
+                              each body: (_ position: Int, _ version: Int64, _ values: [StoredValue]) throws -> Void) throws {
+        try sqliteRelatedRows(of: id, relationship: relationship, members: members, each: body)
+    }
     override func rows(for ids: [ManagedObjectID]) throws -> [StoreRow] { try sqliteRows(for: ids) }
     override func row(of entity: EntityDescription, matching properties: [PropertyDescription], values: [StoredValue]) throws -> StoreRow? {
         try sqliteRow(of: entity, matching: properties, values: values)
