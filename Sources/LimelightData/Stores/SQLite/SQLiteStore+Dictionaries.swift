@@ -178,9 +178,10 @@ extension SQLiteStore {
                        composites: [SQLiteCompositeColumns?], statement: OpaquePointer, schema: SQLiteSchema) throws(PersistenceError) -> Any? {
         switch readers[column] {
         case .objectID(let position):
-            guard sqlite3_column_type(statement, position) != SQLITE_NULL,
-                  let entity = schema.entitiesByNumber[Int(sqlite3_column_int64(statement, position + 1))] else { return nil }
-            return objectID(entity: entity, primaryKey: sqlite3_column_int64(statement, position))
+            guard let key = sqlite3_column_value(statement, position), sqlite3_value_type(key) != SQLITE_NULL,
+                  let number = sqlite3_column_value(statement, position + 1),
+                  let entity = schema.entitiesByNumber[Int(sqlite3_value_int64(number))] else { return nil }
+            return objectID(entity: entity, primaryKey: sqlite3_value_int64(key))
         case .attribute(let position, let type):
             // The common pairs of column and attribute type straight from SQLite, as a fetch of
             // objects reads them; the others through `SQLiteValue`.

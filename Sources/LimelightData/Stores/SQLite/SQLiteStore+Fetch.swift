@@ -108,19 +108,20 @@ extension SQLiteStore {
         var lastEntity: EntityDescription?
         var ids: [ManagedObjectID] = []
         try db().query(statement.sql, statement.bindings) { row in
-            let number = sqlite3_column_int64(row, 1)
+            // Both columns checked to be integers with one read of each (`integerKeys`).
+            guard let (primaryKey, number) = Self.integerKeys(row) else { throw keyDamage(row, table: table) }
             if number != lastNumber {
                 lastEntity = entities[Int(number)].flatMap { $0.rootIdentity == table.root.rootIdentity ? $0 : nil }
                 lastNumber = number
             }
-            // A row of no entity of this table, or without an integer key, is read whole to be
+            // A row of no entity of this table is read as a fetch of objects reads it, to be
             // refused with its place named.
-            guard let entity = lastEntity, sqlite3_column_type(row, 0) == SQLITE_INTEGER, sqlite3_column_type(row, 1) == SQLITE_INTEGER else {
+            guard let entity = lastEntity else {
                 var layouts = RowLayouts()
                 _ = try rowEntity(row, table: table, layouts: &layouts)
                 return
             }
-            ids.append(ManagedObjectID(entity: entity, store: reference, primaryKey: sqlite3_column_int64(row, 0)))
+            ids.append(ManagedObjectID(entity: entity, store: reference, primaryKey: primaryKey))
         }
         return ids
     }

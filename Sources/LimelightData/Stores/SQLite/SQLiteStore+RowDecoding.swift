@@ -117,29 +117,51 @@ extension SQLiteStore {
     /// and `Z_ENT`), or a `StoreDamage` when either is not what the table's rows must have.
     func rowEntity(_ statement: OpaquePointer, table: SQLiteSchema.Table, layouts: inout RowLayouts) throws
         -> (primaryKey: Int64, entity: EntityDescription, layout: RowLayout) {
-        guard sqlite3_column_type(statement, 0) == SQLITE_INTEGER else {
-            throw damage(table, reason: "a row's Z_PK is \(SQLiteValueMapping.describe(SQLiteValue(statement: statement, column: 0))), not an integer key")
-        }
-        let pk = sqlite3_column_int64(statement, 0)
-        let number = Int(sqlite3_column_int64(statement, 1))
-        if let last = layouts.last, last.number == number, sqlite3_column_type(statement, 1) == SQLITE_INTEGER {
+        guard let (pk, entityNumber) = Self.integerKeys(statement) else { throw keyDamage(statement, table: table) }
+        let number = Int(entityNumber)
+        if let last = layouts.last, last.number == number {
             return (pk, last.entity, last.layout)
         }
-        if let known = layouts.byNumber[number], sqlite3_column_type(statement, 1) == SQLITE_INTEGER {
+        if let known = layouts.byNumber[number] {
             layouts.last = (number, known.entity, known.layout)
             return (pk, known.entity, known.layout)
         }
-        guard sqlite3_column_type(statement, 1) == SQLITE_INTEGER, let found = schema.entitiesByNumber[number],
-              found.rootIdentity == table.root.rootIdentity else {
-            let value = SQLiteValueMapping.describe(SQLiteValue(statement: statement, column: 1))
-            let other = schema.entitiesByNumber[number].map { " (entity \($0.name), which is kept in another table)" } ?? ""
-            throw damage(table, primaryKey: pk, column: "Z_ENT",
-                         reason: "Z_ENT is \(value)\(other), not the number of an entity of \(table.root.name) or its sub-entities")
+        guard let found = schema.entitiesByNumber[number], found.rootIdentity == table.root.rootIdentity else {
+            throw entityDamage(statement, table: table, primaryKey: pk, number: number)
         }
         let layout = self.layout(for: found, table: table)
         layouts.byNumber[number] = (found, layout)
         layouts.last = (number, found, layout)
         return (pk, found, layout)
+    }
+
+    /// `Z_PK` and `Z_ENT` of the row `statement` is on (its first two columns) when both are
+    /// integers, as in every row a store writes; nil otherwise (`keyDamage` says which is wrong).
+    /// Each column is read through one `sqlite3_column_value` and the value's own readers: every
+    /// `sqlite3_column_…` call looks the column up and settles the connection's error state
+    /// again, and a checked read of both columns took four of them.
+    @inline(__always)
+    static func integerKeys(_ statement: OpaquePointer) -> (primaryKey: Int64, entityNumber: Int64)? {
+        guard let key = sqlite3_column_value(statement, 0), let number = sqlite3_column_value(statement, 1),
+              sqlite3_value_type(key) == SQLITE_INTEGER, sqlite3_value_type(number) == SQLITE_INTEGER else { return nil }
+        return (sqlite3_value_int64(key), sqlite3_value_int64(number))
+    }
+
+    /// What is wrong with a row whose `Z_PK` or `Z_ENT` is not an integer, naming the row.
+    func keyDamage(_ statement: OpaquePointer, table: SQLiteSchema.Table) -> PersistenceError {
+        guard sqlite3_column_type(statement, 0) == SQLITE_INTEGER else {
+            return damage(table, reason: "a row's Z_PK is \(SQLiteValueMapping.describe(SQLiteValue(statement: statement, column: 0))), not an integer key")
+        }
+        return entityDamage(statement, table: table, primaryKey: sqlite3_column_int64(statement, 0),
+                            number: Int(sqlite3_column_int64(statement, 1)))
+    }
+
+    /// A row whose `Z_ENT` (`number`, as read) names no entity of `table`'s inheritance tree.
+    private func entityDamage(_ statement: OpaquePointer, table: SQLiteSchema.Table, primaryKey pk: Int64, number: Int) -> PersistenceError {
+        let value = SQLiteValueMapping.describe(SQLiteValue(statement: statement, column: 1))
+        let other = schema.entitiesByNumber[number].map { " (entity \($0.name), which is kept in another table)" } ?? ""
+        return damage(table, primaryKey: pk, column: "Z_ENT",
+                      reason: "Z_ENT is \(value)\(other), not the number of an entity of \(table.root.name) or its sub-entities")
     }
 
     /// A value `commonValue` does not read, with its column's name added to a refusal; bytes a
@@ -169,11 +191,12 @@ extension SQLiteStore {
     /// A to-one's destination ID from its foreign key (and entity column, for a destination with
     /// sub-entities).
     private func toOneValue(_ statement: OpaquePointer, column: Int32, typeColumn: Int32?, destination: EntityDescription?) -> StoredValue {
-        guard sqlite3_column_type(statement, column) != SQLITE_NULL, var destination else { return .null }
-        if let typeColumn, sqlite3_column_type(statement, typeColumn) != SQLITE_NULL,
-           let actual = schema.entitiesByNumber[Int(sqlite3_column_int64(statement, typeColumn))] {
+        // Each column through one `sqlite3_column_value`, as `integerKeys` reads them.
+        guard let key = sqlite3_column_value(statement, column), sqlite3_value_type(key) != SQLITE_NULL, var destination else { return .null }
+        if let typeColumn, let type = sqlite3_column_value(statement, typeColumn), sqlite3_value_type(type) != SQLITE_NULL,
+           let actual = schema.entitiesByNumber[Int(sqlite3_value_int64(type))] {
             destination = actual
         }
-        return .objectID(objectID(entity: destination, primaryKey: sqlite3_column_int64(statement, column)))
+        return .objectID(objectID(entity: destination, primaryKey: sqlite3_value_int64(key)))
     }
 }

@@ -136,7 +136,12 @@ extension SQLiteStore {
             names.append(slot.column)
             if let typeColumn = slot.typeColumn { names.append(typeColumn) }
         }
-        let sql = "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
+        // A new row's entity number and version are the same for every row of the entity: they
+        // are written into the statement, not bound for every row (two binds of the thirteen a
+        // row of ten attributes took). The key and the values are parameters 1, 2, ….
+        let entityNumber = Int64(schema.number(of: entity))
+        let values = ["?", String(entityNumber), "1"] + names.dropFirst(3).map { _ in "?" }
+        let sql = "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
         let joined = entity.properties.indices.filter { index in
             (entity.properties[index] as? RelationshipDescription).map { schema.joinTable(for: $0) != nil } ?? false
         }
@@ -148,7 +153,7 @@ extension SQLiteStore {
             attributes[index] = attribute
             return attribute.attributeType == .integer64 ? .integer64(index) : .attribute(index)
         }
-        let plan = SQLiteWritePlan(slots: slots, insertSQL: sql, entityNumber: Int64(schema.number(of: entity)), joinTableSlots: joined,
+        let plan = SQLiteWritePlan(slots: slots, insertSQL: sql, joinTableSlots: joined,
                                    insertColumns: insertColumns, attributes: attributes)
         writePlans[ObjectIdentifier(entity)] = plan
         return plan
@@ -194,21 +199,25 @@ extension SQLiteStore {
         let key = ObjectIdentifier(entity)
         let plan: SQLiteWritePlan, statement: OpaquePointer
         if let last = statements.last, last.entity == key {
+            // A row of the entity before, as nearly every row is: `last` is not written again,
+            // which retained the plan and released the one it replaced for every row.
             (plan, statement) = (last.plan, last.statement)
-        } else if let known = statements.byEntity[key] {
-            (plan, statement) = known
         } else {
-            guard let table = schema.table(for: entity) else { return }
-            plan = writePlan(for: entity, table: table)
-            statement = try db.prepare(plan.insertSQL)
-            statements.byEntity[key] = (plan, statement)
+            if let known = statements.byEntity[key] {
+                (plan, statement) = known
+            } else {
+                guard let table = schema.table(for: entity) else { return }
+                plan = writePlan(for: entity, table: table)
+                statement = try db.prepare(plan.insertSQL)
+                statements.byEntity[key] = (plan, statement)
+            }
+            statements.last = (key, plan, statement)
         }
-        statements.last = (key, plan, statement)
         // Values are bound straight from the snapshot, integers without a `SQLiteValue` between:
         // no per-row arrays of columns. Return codes are gathered (SQLITE_OK is 0) and checked once.
-        var rc = sqlite3_bind_int64(statement, 1, pk) | sqlite3_bind_int64(statement, 2, plan.entityNumber)
-            | sqlite3_bind_int64(statement, 3, 1)
-        var position: Int32 = 3
+        // `Z_ENT` and `Z_OPT` are in the statement's text (`writePlan`).
+        var rc = sqlite3_bind_int64(statement, 1, pk)
+        var position: Int32 = 1
         for column in plan.insertColumns {
             position += 1
             switch column {
@@ -338,7 +347,6 @@ final class SQLiteWritePlan {
     }
     let slots: [Slot?]
     let insertSQL: String
-    let entityNumber: Int64
     /// Slots of to-many relationships kept in join tables.
     let joinTableSlots: [Int]
 
@@ -355,11 +363,10 @@ final class SQLiteWritePlan {
     /// The attributes of the attribute columns, by slot (`nil` for other slots).
     let attributes: [AttributeDescription?]
 
-    init(slots: [Slot?], insertSQL: String, entityNumber: Int64, joinTableSlots: [Int], insertColumns: [InsertColumn],
+    init(slots: [Slot?], insertSQL: String, joinTableSlots: [Int], insertColumns: [InsertColumn],
          attributes: [AttributeDescription?]) {
         self.slots = slots
         self.insertSQL = insertSQL
-        self.entityNumber = entityNumber
         self.joinTableSlots = joinTableSlots
         self.insertColumns = insertColumns
         self.attributes = attributes
