@@ -9,8 +9,15 @@ SWIFT ?= swift
 # `--no-export-dynamic` undoes the runtime's `-export-dynamic` (no one looks our symbols up by name),
 # and no `$ORIGIN` run path: the programs load only system libraries.
 RELEASE ?= -c release --static-swift-stdlib -Xlinker --no-pie -Xlinker --no-export-dynamic --disable-local-rpath
+# SQLite and zlib are linked in as well, from their static archives: the shared libsqlite3 binds
+# some 1,600 of its own symbols on every start (its table of API functions), 40% of the loader's
+# symbol look-ups in a `limelight search`. The package finds both through pkg-config, whose files
+# name the system's folder, where the linker takes the `.so`; so the release build reads
+# pkg-config files of its own (`static-libs`), which name a folder holding only the archives.
+STATIC_LIBS = $(CURDIR)/.build/static-libs
+RELEASE_ENV = PKG_CONFIG_PATH="$(STATIC_LIBS)$${PKG_CONFIG_PATH:+:$$PKG_CONFIG_PATH}"
 
-.PHONY: deps build build-release test test-tsan test-asan demo demo-release install clean bench fuzz
+.PHONY: deps static-libs build build-release test test-tsan test-asan demo demo-release install clean bench fuzz
 
 deps:
 	@scripts/ensure-deps.sh
@@ -65,16 +72,33 @@ install: build-release
 	done
 	@echo "installed under $(DESTDIR)$(PREFIX); enable the daemon with: systemctl --user enable --now limelightd"
 
-build-release: deps
-	SWIFT=$(SWIFT) scripts/swift-build.sh $(RELEASE)
+build-release: deps static-libs
+	$(RELEASE_ENV) SWIFT=$(SWIFT) scripts/swift-build.sh $(RELEASE)
+
+# pkg-config files for SQLite and zlib that link their archives, for the release build; a library
+# whose archive the C compiler does not find gets none, and the programs load its `.so` as before.
+static-libs:
+	@mkdir -p $(STATIC_LIBS)
+	@for pair in sqlite3:libsqlite3.a:-lsqlite3 zlib:libz.a:-lz; do \
+	  module=$${pair%%:*}; rest=$${pair#*:}; archive=$${rest%%:*}; flag=$${rest#*:}; \
+	  path="$$($${CC:-cc} -print-file-name=$$archive)"; \
+	  if [ -f "$$path" ] && pkg-config --exists $$module; then \
+	    ln -sf "$$path" $(STATIC_LIBS)/$$archive; \
+	    printf 'Name: %s\nDescription: %s from its static archive\nVersion: %s\nLibs: -L%s %s %s\nCflags: %s\n' \
+	      $$module $$module "$$(pkg-config --modversion $$module)" $(STATIC_LIBS) $$flag "$$(pkg-config --static --libs-only-l $$module | sed "s/$$flag//")" \
+	      "-I$$(pkg-config --variable=includedir $$module)" > $(STATIC_LIBS)/$$module.pc; \
+	  else \
+	    rm -f $(STATIC_LIBS)/$$archive $(STATIC_LIBS)/$$module.pc; \
+	  fi; \
+	done
 
 # Benchmarks side by side with their peers, in release mode; prints a markdown table, writes JSON
 # to Benchmarks/results/. LIMELIGHT_BENCH_SCALE=0.05 for a quick run; LIMELIGHT_BENCH_ONLY=store,query,
 # markers,index,search,daemon for some groups.
-bench: deps
+bench: deps static-libs
 	@scripts/ensure-bench-deps.sh
-	$(SWIFT) build $(RELEASE) --product limelight
-	$(SWIFT) build $(RELEASE) --product limelightd
+	$(RELEASE_ENV) $(SWIFT) build $(RELEASE) --product limelight
+	$(RELEASE_ENV) $(SWIFT) build $(RELEASE) --product limelightd
 	cd Benchmarks && $(SWIFT) build -c release && LIMELIGHT_BIN="$$($(SWIFT) build $(RELEASE) --show-bin-path --package-path ..)" ./.build/release/limelight-bench
 
 # Coverage-guided fuzzing (libFuzzer) of every reader of outside input, one program per reader in

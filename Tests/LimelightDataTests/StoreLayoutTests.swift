@@ -128,6 +128,49 @@ func sqliteQuery(_ url: URL, _ sql: String) throws -> [String] {
         }
     }
 
+    /// A store reached through a symbolic link is judged by the file the link leads to (its
+    /// length, and the `-wal` SQLite keeps beside it), read-only and for writing; a cut-short
+    /// file behind a link is still refused.
+    @Test func storeOpensThroughASymbolicLink() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("real.sqlite")
+        do {
+            let coordinator = try PersistentStoreCoordinator(managedObjectModel: Self.model())
+            try coordinator.addPersistentStore(type: .sqlite, at: url)
+            let context = ManagedObjectContext(concurrencyType: .privateQueue)
+            context.persistentStoreCoordinator = coordinator
+            for index in 0..<200 { try context.insertNewObject(forEntityName: "Shelf").setValue("shelf \(index)", forKey: "label") }
+            try context.save()
+            coordinator.persistentStores.forEach(coordinator.remove)
+        }
+        _ = try sqliteQuery(url, "PRAGMA wal_checkpoint(TRUNCATE)")
+        let link = folder.file("link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: url.lastPathComponent)
+        for readOnly in [true, false] {
+            let coordinator = try PersistentStoreCoordinator(managedObjectModel: Self.model())
+            try coordinator.addPersistentStore(type: .sqlite, at: link, options: [StoreOption.readOnly: readOnly])
+            let context = ManagedObjectContext(concurrencyType: .privateQueue)
+            context.persistentStoreCoordinator = coordinator
+            #expect(try context.performAndWait { try context.count(for: FetchRequest<ManagedObject>(entityName: "Shelf")) } == 200)
+            coordinator.persistentStores.forEach(coordinator.remove)
+        }
+        let whole = try Data(contentsOf: url)
+        let truncated = folder.file("truncated.sqlite")
+        try whole.prefix(whole.count / 3).write(to: truncated)
+        let truncatedLink = folder.file("truncated-link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: truncatedLink.path, withDestinationPath: truncated.path)
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: Self.model())
+        #expect(throws: PersistenceError.self) {
+            try coordinator.addPersistentStore(type: .sqlite, at: truncatedLink, options: [StoreOption.readOnly: true])
+        }
+        do {
+            try coordinator.addPersistentStore(type: .sqlite, at: truncatedLink, options: [StoreOption.readOnly: true])
+        } catch {
+            #expect("\(error)".contains("truncated: its header says"), "\(error)")
+            #expect("\(error)".contains("the file has \(whole.count / 3)"), "\(error)")
+        }
+    }
+
     @Test func textWithNULCharactersIsStoredWhole() throws {
         let folder = try TemporaryFolder()
         let url = folder.file("nul.sqlite")
