@@ -238,10 +238,7 @@ import Testing
         let folder = try TemporaryFolder()
         let url = folder.file("ordered.sqlite")
         func context() throws -> ManagedObjectContext {
-            let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
-            try coordinator.addPersistentStore(type: .sqlite, at: url)
-            let context = ManagedObjectContext(concurrencyType: .privateQueue)
-            context.persistentStoreCoordinator = coordinator
+            let context = try TestStack.context(model: model, at: url)
             context.undoManager = nil
             return context
         }
