@@ -64,6 +64,12 @@ import Testing
         return folder
     }
 
+    static func note(_ title: String, in context: ManagedObjectContext) throws -> ManagedObject {
+        let request = FetchRequest<ManagedObject>(entityName: "Note", predicate: try QueryPredicate(format: "title == %@", title))
+        guard let note = try context.fetch(request).first else { throw PersistenceError.invalidRequest("no note \(title)") }
+        return note
+    }
+
     @Test func walkingAToManyFiresAllItsFaultsWithOneQueryOnTheForeignKey() throws {
         let folder = try TemporaryFolder()
         let url = folder.file("notes.sqlite")
@@ -166,10 +172,7 @@ import Testing
         let url = folder.file("registered.sqlite")
         try Self.fill(url)
         let context = try Self.context(url)
-        let note = { (title: String) in
-            try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Note",
-                predicate: try QueryPredicate(format: "title == %@", title))).first)
-        }
+        let note = { (title: String) in try Self.note(title, in: context) }
         let edited = try note("note 7")
         edited.setValue("edited here", forKey: "title")
         edited.setValue(Int64(-7), forKey: "size")
@@ -205,10 +208,7 @@ import Testing
         let url = folder.file("child.sqlite")
         try Self.fill(url)
         let parent = try Self.context(url)
-        let note = { (title: String) in
-            try #require(try parent.fetch(FetchRequest<ManagedObject>(entityName: "Note",
-                predicate: try QueryPredicate(format: "title == %@", title))).first)
-        }
+        let note = { (title: String) in try Self.note(title, in: parent) }
         try note("note 3").setValue("changed in the parent", forKey: "title")
         parent.delete(try note("note 4"))
 

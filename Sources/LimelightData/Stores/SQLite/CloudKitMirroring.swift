@@ -51,10 +51,7 @@ public struct CloudKitMirroring: Sendable, Equatable {
         }
         guard !tables.isEmpty else { return nil }
         for table in tables where entityNumberedTables.contains(table.uppercased()) {
-            var columns: Set<String> = []
-            try db.query("SELECT upper(name) FROM pragma_table_info(?, ?)", [.text(table), .text(schema)], cached: false) { row in
-                if case .text(let name) = SQLiteValue(statement: row, column: 0) { columns.insert(name) }
-            }
+            let columns = try columnNames(of: table, in: db, schema: schema)
             let missing = entityColumns.filter { !columns.contains($0) }
             guard missing.isEmpty else {
                 throw PersistenceError.store(path: path, reason: "the CloudKit mirroring table \(table) has no \(missing.joined(separator: " or ")) column, "
@@ -63,10 +60,7 @@ public struct CloudKitMirroring: Sendable, Equatable {
         }
         var mirroring = CloudKitMirroring(tables: tables, trackedObjects: 0, pendingUploads: 0, pendingDeletes: 0)
         guard let records = tables.first(where: { $0.uppercased() == recordTable }) else { return mirroring }
-        var columns: Set<String> = []
-        try db.query("SELECT upper(name) FROM pragma_table_info(?, ?)", [.text(records), .text(schema)], cached: false) { row in
-            if case .text(let name) = SQLiteValue(statement: row, column: 0) { columns.insert(name) }
-        }
+        let columns = try columnNames(of: records, in: db, schema: schema)
         func sum(_ column: String) -> String { columns.contains(column) ? "total(\(column) = 1)" : "0" }
         try db.query("SELECT count(*), \(sum("ZNEEDSUPLOAD")), \(sum("ZNEEDSCLOUDDELETE")) FROM \(schema).\(records)", cached: false) { row in
             mirroring.trackedObjects = Int(sqlite3_column_int64(row, 0))
@@ -74,6 +68,15 @@ public struct CloudKitMirroring: Sendable, Equatable {
             mirroring.pendingDeletes = Int(sqlite3_column_int64(row, 2))
         }
         return mirroring
+    }
+
+    /// The upper-cased names of `table`'s columns.
+    private static func columnNames(of table: String, in db: SQLiteConnection, schema: String) throws -> Set<String> {
+        var columns: Set<String> = []
+        try db.query("SELECT upper(name) FROM pragma_table_info(?, ?)", [.text(table), .text(schema)], cached: false) { row in
+            if case .text(let name) = SQLiteValue(statement: row, column: 0) { columns.insert(name) }
+        }
+        return columns
     }
 
     /// After a migration copied `table` as it was: its objects' entity numbers made the new
